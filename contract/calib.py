@@ -1,0 +1,133 @@
+"""CALIB.json (contract §6) and the mapping between video pixels and table mm.
+
+Pixels are as recorded (distorted) unless a name says ``undistorted``. Table mm
+are contract §1. ``camera_position_mm`` (an extension) is the camera's optical
+centre in table mm ``(x, y, height above the cloth)``: with it a point at height
+``h`` above the cloth (a ball's centre, ``h = R``) maps to its vertical
+projection on the cloth, free of parallax.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from contract.errors import ContractError
+from contract.match import _first_error, read_json, write_json_atomic
+
+CALIB_FORMAT = "tablemon-calibration/1"
+Mat3 = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
+
+
+class Distortion(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+    model: Literal["opencv"] = "opencv"
+    camera_matrix: Mat3
+    coeffs: tuple[float, ...] = Field(default=(0.0, 0.0, 0.0, 0.0, 0.0))
+
+
+class CalibrationFile(BaseModel):
+    """The JSON form of a calibration. Extensions: ``camera_position_mm``, ``front``."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    format: Literal["tablemon-calibration/1"] = CALIB_FORMAT
+    table: str
+    image_size: tuple[int, int]
+    image_to_table: Mat3
+    distortion: Distortion | None = None
+    rms_mm: float | None = None
+    markings: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    camera_position_mm: tuple[float, float, float] | None = None
+    front: str | None = None
+
+    @field_validator("image_to_table")
+    @classmethod
+    def _invertible(cls, v: Mat3) -> Mat3:
+        m = np.asarray(v, float)
+        if not np.all(np.isfinite(m)) or abs(np.linalg.det(m)) < 1e-300:
+            raise ValueError("homography must be finite and invertible")
+        return v
+
+
+class Calibration:
+    """Maps pixels to table mm and back (read-only after construction)."""
+
+    def __init__(self, data: CalibrationFile) -> None:
+        self.data = data
+        self.H = np.asarray(data.image_to_table, float)
+        self.H_inv = np.linalg.inv(self.H)
+        d = data.distortion
+        self.K = np.asarray(d.camera_matrix, float) if d else None
+        self.dist = np.asarray(d.coeffs, float) if d else None
+        if self.dist is not None and not np.any(self.dist):
+            self.K = self.dist = None
+        self.cam = np.asarray(data.camera_position_mm, float) if data.camera_position_mm else None
+
+    # ---------------------------------------------------------------- pixels
+    def undistort(self, uv: np.ndarray) -> np.ndarray:
+        """Distorted (recorded) pixels (N,2) -> undistorted pixels (N,2)."""
+        uv = np.asarray(uv, float).reshape(-1, 2)
+        if self.K is None:
+            return uv
+        out = cv2.undistortPoints(uv.reshape(-1, 1, 2), self.K, self.dist, P=self.K)
+        return out.reshape(-1, 2)
+
+    def distort(self, uv: np.ndarray) -> np.ndarray:
+        """Undistorted pixels (N,2) -> distorted (recorded) pixels (N,2)."""
+        uv = np.asarray(uv, float).reshape(-1, 2)
+        if self.K is None:
+            return uv
+        n = np.linalg.solve(self.K, np.c_[uv, np.ones(len(uv))].T).T
+        pts = np.c_[n[:, :2], np.ones(len(n))].reshape(-1, 1, 3)
+        out, _ = cv2.projectPoints(pts, np.zeros(3), np.zeros(3), self.K, self.dist)
+        return out.reshape(-1, 2)
+
+    # ---------------------------------------------------------------- mapping
+    def _parallax(self, xy: np.ndarray, height: float, to_cloth: bool) -> np.ndarray:
+        if height == 0 or self.cam is None:
+            return xy
+        c, hc = self.cam[:2], self.cam[2]
+        f = (hc - height) / hc if to_cloth else hc / (hc - height)
+        return c + (xy - c) * f
+
+    def pixel_to_table(self, uv: np.ndarray, height: float = 0.0) -> np.ndarray:
+        """Recorded pixels (N,2) -> table mm (N,2) of a point ``height`` mm above the cloth,
+        projected vertically onto the cloth."""
+        u = self.undistort(uv)
+        p = np.c_[u, np.ones(len(u))] @ self.H.T
+        xy = p[:, :2] / p[:, 2:3]
+        return self._parallax(xy, height, to_cloth=True)
+
+    def table_to_pixel(self, xy: np.ndarray, height: float = 0.0) -> np.ndarray:
+        """Table mm (N,2) of a point ``height`` mm above the cloth -> recorded pixels (N,2)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        q = self._parallax(xy, height, to_cloth=False)
+        p = np.c_[q, np.ones(len(q))] @ self.H_inv.T
+        return self.distort(p[:, :2] / p[:, 2:3])
+
+
+def calibration_from_json(data: object, source: str = "<json>") -> Calibration:
+    if not isinstance(data, dict):
+        raise ContractError(source, "", "CALIB.json must be a JSON object")
+    if data.get("format") != CALIB_FORMAT:
+        raise ContractError(
+            source, "format", f"expected {CALIB_FORMAT!r}, got {data.get('format')!r}"
+        )
+    try:
+        return Calibration(CalibrationFile.model_validate(data))
+    except ValidationError as e:
+        loc, msg = _first_error(e)
+        raise ContractError(source, loc, msg) from None
+
+
+def read_calibration(path: str | Path) -> Calibration:
+    return calibration_from_json(read_json(path), str(path))
+
+
+def write_calibration(path: str | Path, calib: Calibration | CalibrationFile) -> None:
+    data = calib.data if isinstance(calib, Calibration) else calib
+    write_json_atomic(path, data.model_dump(mode="json", exclude_none=True))

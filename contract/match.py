@@ -1,0 +1,211 @@
+"""MATCH.json (contract §8): shots, events, rest positions and verdicts.
+
+Frozen pydantic models; ``read_match`` / ``write_match`` validate and turn every
+problem into one :class:`ContractError` line. Positions are table mm.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from contract.errors import ContractError
+from contract.events import Event, Events
+
+MATCH_FORMAT = "tablemon-match/1"
+
+
+class Game(StrEnum):
+    FREE = "pyramid-free"
+    COMBINED = "pyramid-combined"
+    DYNAMIC = "pyramid-dynamic"
+    CLASSIC = "pyramid-classic"
+    CAROM_5PIN = "carom-5pin"
+
+
+class Foul(StrEnum):
+    """The contract's one fixed vocabulary of foul codes."""
+
+    NO_CONTACT = "no_contact"
+    ILLEGAL_BREAK = "illegal_break"
+    INCOMPLETE_SHOT = "incomplete_shot"
+    BALL_OFF_TABLE = "ball_off_table"
+    CUE_BALL_POCKETED = "cue_ball_pocketed"
+    EARLY_STRIKE = "early_strike"
+    BALL_TOUCHED = "ball_touched"
+    PUSH = "push"
+    DOUBLE_HIT = "double_hit"
+    WRONG_BALL = "wrong_ball"
+    RED_FIRST = "red_first"
+    SKITTLES_FIRST = "skittles_first"
+    OWN_BALL_SKITTLES = "own_ball_skittles"
+    NOT_CALLED = "not_called"
+    FOOT = "foot"
+    OTHER = "other"
+
+
+Player = Literal["A", "B"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+
+class FrameTime(_Frozen):
+    frame: int = Field(ge=0)
+    t: float = Field(ge=0)
+
+
+class Respot(_Frozen):
+    id: str
+    at: tuple[float, float]
+
+
+class Verdict(_Frozen):
+    """The adjudicator's ruling on one shot. ``scored`` includes penalty points.
+
+    Extensions: ``reasons`` (human sentences, ``{"ru": ..., "en": ...}``), ``options``
+    (what the rules let the opponent choose after a foul), ``frame_over``/``winner``.
+    """
+
+    legal: bool
+    fouls: tuple[Foul, ...] = ()
+    scored: dict[str, int] = Field(default_factory=lambda: {"A": 0, "B": 0})
+    pocketed: tuple[str, ...] = ()
+    next: Player
+    respot: tuple[Respot, ...] = ()
+    rule_refs: tuple[str, ...] = ()
+    reasons: tuple[dict[str, str], ...] = ()
+    options: tuple[str, ...] = ()
+
+
+class Call(_Frozen):
+    """A classic-pyramid call: the ball and the pocket."""
+
+    ball: str
+    pocket: str
+
+
+class RefereeInput(_Frozen):
+    """What the referee entered for a shot (extension of contract §8).
+
+    ``fouls``: fouls the camera cannot see; ``annul``: discard the camera's verdict
+    and judge as if the shot had no fouls beyond the referee's; ``verdict``: a full
+    replacement verdict; ``call``: the classic call; ``choice``: the opponent's option
+    after a foul (``play``, ``hand_back``, ``rerack``, ``rebreak``).
+    """
+
+    fouls: tuple[Foul, ...] = ()
+    annul: bool = False
+    verdict: Verdict | None = None
+    call: Call | None = None
+    choice: str | None = None
+    restore: bool = False
+    end_frame: Player | None = None
+    take_ball: str | None = None
+
+
+class Shot(_Frozen):
+    index: int = Field(ge=1)
+    player: Player | None = None
+    start: FrameTime
+    end: FrameTime
+    cue_ball: str | None = None
+    events: tuple[Event, ...] = ()
+    rest: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    verdict: Verdict | None = None
+    referee: RefereeInput | None = None
+
+    @field_validator("events")
+    @classmethod
+    def _sorted(cls, v: tuple[Event, ...]) -> tuple[Event, ...]:
+        frames = [e.frame for e in v]
+        if frames != sorted(frames):
+            raise ValueError("events must be sorted by frame")
+        return v
+
+    @property
+    def ev(self) -> Events:
+        return Events(self.events)
+
+
+class VideoInfo(_Frozen):
+    fps: float = Field(gt=0)
+    frames: int = Field(ge=0)
+
+
+class MatchStart(_Frozen):
+    score: dict[str, int] = Field(default_factory=lambda: {"A": 0, "B": 0})
+    target: int | None = None
+    breaker: Player = "A"
+
+
+class Match(_Frozen):
+    format: Literal["tablemon-match/1"] = MATCH_FORMAT
+    game: Game
+    table: str
+    video: VideoInfo | None = None
+    shots: tuple[Shot, ...] = ()
+    score: dict[str, int] = Field(default_factory=lambda: {"A": 0, "B": 0})
+    start: MatchStart | None = None
+    events: tuple[Event, ...] = ()  # video-level events outside shots (camera_moved ...)
+
+
+def _first_error(e: ValidationError) -> tuple[str, str]:
+    err = e.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"])
+    msg = err["msg"]
+    if err["type"] == "missing":
+        msg = "missing"
+    return loc, msg
+
+
+def match_from_json(data: object, source: str = "<json>") -> Match:
+    """Validate a parsed MATCH.json object; raise one-line :class:`ContractError`."""
+    if not isinstance(data, dict):
+        raise ContractError(source, "", "MATCH.json must be a JSON object")
+    fmt = data.get("format")
+    if fmt != MATCH_FORMAT:
+        raise ContractError(source, "format", f"expected {MATCH_FORMAT!r}, got {fmt!r}")
+    try:
+        return Match.model_validate(data)
+    except ValidationError as e:
+        loc, msg = _first_error(e)
+        raise ContractError(source, loc, msg) from None
+
+
+def read_json(path: str | Path) -> object:
+    p = Path(path)
+    if not p.is_file():
+        raise ContractError(str(path), "", "no such file")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ContractError(str(path), "", "not a UTF-8 text file") from None
+    except json.JSONDecodeError as e:
+        raise ContractError(str(path), "", f"not valid JSON: {e.msg} at line {e.lineno}") from None
+
+
+def read_match(path: str | Path) -> Match:
+    return match_from_json(read_json(path), str(path))
+
+
+def match_to_json(match: Match) -> dict:
+    return match.model_dump(mode="json", exclude_none=True)
+
+
+def write_json_atomic(path: str | Path, data: object) -> None:
+    """Write JSON through a temporary file and rename, so a crash never leaves half a file."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(p)
+
+
+def write_match(path: str | Path, match: Match) -> None:
+    write_json_atomic(path, match_to_json(match))

@@ -1,0 +1,127 @@
+"""TRACKS.csv (contract §7): one row per ball or skittle per frame, as a struct of arrays.
+
+``x``, ``y`` in table mm; ``u``, ``v`` in recorded video pixels (NaN where predicted).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from contract.errors import ContractError
+
+HEADER = ("frame", "t", "id", "x", "y", "visible", "u", "v")
+
+
+@dataclass(frozen=True)
+class Tracks:
+    """Rows of TRACKS.csv, column arrays of equal length, sorted by (frame, id)."""
+
+    frame: np.ndarray  # int
+    t: np.ndarray  # float seconds
+    id: np.ndarray  # str (object)
+    x: np.ndarray  # mm
+    y: np.ndarray  # mm
+    visible: np.ndarray  # bool
+    u: np.ndarray  # px, NaN when predicted
+    v: np.ndarray  # px, NaN when predicted
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    @classmethod
+    def from_rows(cls, rows: list[tuple]) -> Tracks:
+        rows = sorted(rows, key=lambda r: (int(r[0]), str(r[2])))
+        cols = list(zip(*rows, strict=True)) if rows else [()] * 8
+        nan = float("nan")
+        return cls(
+            frame=np.asarray(cols[0], dtype=np.int64),
+            t=np.asarray(cols[1], dtype=float),
+            id=np.asarray(cols[2], dtype=object),
+            x=np.asarray(cols[3], dtype=float),
+            y=np.asarray(cols[4], dtype=float),
+            visible=np.asarray(cols[5], dtype=bool),
+            u=np.asarray([nan if c is None else c for c in cols[6]], dtype=float),
+            v=np.asarray([nan if c is None else c for c in cols[7]], dtype=float),
+        )
+
+    def select(self, mask: np.ndarray) -> Tracks:
+        return Tracks(*(getattr(self, f)[mask] for f in HEADER))
+
+    def ids(self) -> list[str]:
+        return sorted(set(self.id.tolist()))
+
+    def of(self, ident: str) -> Tracks:
+        return self.select(self.id == ident)
+
+    def at_frame(self, frame: int) -> Tracks:
+        return self.select(self.frame == frame)
+
+
+def _num(s: str) -> float | None:
+    return None if s == "" else float(s)
+
+
+def read_tracks(path: str | Path) -> Tracks:
+    """Read and validate a TRACKS.csv; raise one-line :class:`ContractError` on bad rows."""
+    p = Path(path)
+    if not p.is_file():
+        raise ContractError(str(path), "", "no such file")
+    rows: list[tuple] = []
+    with p.open(newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None or tuple(h.strip() for h in header[:8]) != HEADER:
+            raise ContractError(str(path), "header", f"expected {','.join(HEADER)}")
+        for n, r in enumerate(reader, start=2):
+            if not r:
+                continue
+            try:
+                frame, t, ident, x, y, vis = (
+                    int(r[0]),
+                    float(r[1]),
+                    r[2],
+                    float(r[3]),
+                    float(r[4]),
+                    int(r[5]),
+                )
+                u, v = (_num(r[6]), _num(r[7])) if len(r) >= 8 else (None, None)
+            except (ValueError, IndexError):
+                raise ContractError(str(path), f"line {n}", f"bad row {','.join(r)!r}") from None
+            if not ident or vis not in (0, 1) or frame < 0:
+                raise ContractError(
+                    str(path), f"line {n}", "id must be set, visible 0/1, frame >= 0"
+                )
+            rows.append((frame, t, ident, x, y, vis, u, v))
+    return Tracks.from_rows(rows)
+
+
+def _fmt(v: float) -> str:
+    return "" if not np.isfinite(v) else f"{v:.2f}"
+
+
+def write_tracks(path: str | Path, tracks: Tracks) -> None:
+    """Write TRACKS.csv atomically (temp file + rename)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(HEADER)
+        for i in range(len(tracks)):
+            w.writerow(
+                (
+                    int(tracks.frame[i]),
+                    f"{tracks.t[i]:.4f}",
+                    tracks.id[i],
+                    f"{tracks.x[i]:.2f}",
+                    f"{tracks.y[i]:.2f}",
+                    int(bool(tracks.visible[i])),
+                    _fmt(tracks.u[i]),
+                    _fmt(tracks.v[i]),
+                )
+            )
+    tmp.replace(p)
