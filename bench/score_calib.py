@@ -1,0 +1,77 @@
+"""Score a calibration against the truth calibration, in table mm over the playing surface.
+
+Each grid point of the table (every 50 mm, edges included) is mapped to recorded
+pixels with the TRUTH calibration and back to table mm with the PREDICTED one; the
+distance is the error. At height 0 (a point on the cloth) always, and at ball height R
+(a ball's centre, parallax) when both calibrations know the camera position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.score_util import Stats
+from contract.calib import Calibration
+from contract.tables import TableSpec, load_table
+
+GRID_MM = 50.0
+
+
+@dataclass(frozen=True)
+class CalibScores:
+    """Errors in table mm. ``points``: grid points inside the image. ``error_ball`` is None
+    when either side lacks ``camera_position_mm``. ``front_x_mm``: where the prediction puts
+    the truth's front-cushion midpoint ``(0, W/2)``; ``front_ok`` when that is nearer the
+    front than the back (the ends are not swapped)."""
+
+    table: str
+    points: int
+    error: Stats
+    error_ball: Stats | None
+    front_x_mm: float
+    front_ok: bool
+
+
+def table_grid(table: TableSpec, step: float = GRID_MM) -> np.ndarray:
+    """Points (N, 2) in mm every ``step`` over [0, L] x [0, W], the far edges included."""
+    xs = np.unique(np.r_[np.arange(0.0, table.L, step), table.L])
+    ys = np.unique(np.r_[np.arange(0.0, table.W, step), table.W])
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    return np.c_[gx.ravel(), gy.ravel()]
+
+
+def _errors(pred: Calibration, truth: Calibration, xy: np.ndarray, h: float) -> np.ndarray:
+    uv = truth.table_to_pixel(xy, h)
+    back = pred.pixel_to_table(uv, h)
+    return np.hypot(*(back - xy).T)
+
+
+def score_calibration(
+    pred: Calibration, truth: Calibration, table: TableSpec | None = None, step: float = GRID_MM
+) -> CalibScores:
+    """Compare two calibrations of the same video (same image size) over the table."""
+    if tuple(pred.data.image_size) != tuple(truth.data.image_size):
+        raise ValueError(
+            f"calibrations are for different image sizes: {list(pred.data.image_size)} "
+            f"vs truth {list(truth.data.image_size)}"
+        )
+    table = table or load_table(truth.data.table)
+    xy = table_grid(table, step)
+    w, h = truth.data.image_size
+    uv = truth.table_to_pixel(xy)
+    inside = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+    xy = xy[inside]
+    ball = None
+    if pred.cam is not None and truth.cam is not None:
+        ball = Stats.of(_errors(pred, truth, xy, table.ball_radius))
+    front = pred.pixel_to_table(truth.table_to_pixel(np.array([[0.0, table.W / 2]])))[0]
+    return CalibScores(
+        table=table.name,
+        points=int(inside.sum()),
+        error=Stats.of(_errors(pred, truth, xy, 0.0)),
+        error_ball=ball,
+        front_x_mm=float(front[0]) + 0.0,
+        front_ok=bool(front[0] < table.L / 2),
+    )
