@@ -45,6 +45,20 @@ class MatchSettings:
     penalty: PenaltyForm = "point"
     three_fouls_lose: bool = False
     carom_values: Mapping[str, int] = field(default_factory=frozen_map)
+    # --- pyramid options (all default to the reading of the current official texts)
+    frozen_tol_mm: float = 2.0
+    """A ball whose surface is within this many mm of a cushion nose is "frozen" to it
+    (003 rule 20 (2в)/(3в), 20.2); the camera's rest positions carry about a mm of noise."""
+    classic_uncalled_foul: bool = False
+    """Classic: pocketing only uncalled balls is a foul (``not_called``, +1 penalty) when on;
+    off by default: the balls are re-spotted and the turn passes (rules.md)."""
+    dynamic_break_side_cushions: bool = False
+    """Dynamic: some club texts read the break's cushion conditions as the side (long)
+    cushions only. Uncertain in the texts (rules.md), so off by default."""
+    dynamic_premium_cue_pocket_foul: bool = True
+    """Dynamic: pocketing the cue ball on the premium stroke is a foul (``cue_ball_pocketed``):
+    "only an object ball may be pocketed" (billiardclub.od.ua dynamic rules 5.2). When off,
+    the cue ball just does not count and returns to hand from the house."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,129 @@
+"""The next match state from a shot and its verdict (any verdict: ours or the referee's).
+
+Reads the verdict's contract fields (``scored``, ``pocketed``, ``next``, ``respot``,
+``legal``, ``options``) and, where present, the extensions that
+:mod:`adjudicator.pyramid.rules` writes (``shelved``, ``taken``, ``ball_in_hand``,
+``premium``, ``owed``, ``rerack``, ``replay``, ``frame_over``, ``winner``). Positions in
+table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from adjudicator.base import MatchState, Player, frozen_map, other
+from adjudicator.pyramid import predicates as P
+from adjudicator.pyramid.geometry import rack_positions, table_for
+from adjudicator.pyramid.view import view
+from contract.match import Shot, Verdict
+
+if TYPE_CHECKING:
+    from adjudicator.pyramid.rules import PyramidRules
+
+
+def _ext(verdict: Verdict, key: str, default=None):
+    return (verdict.model_extra or {}).get(key, default)
+
+
+def apply_verdict(
+    rules: PyramidRules, state: MatchState, shot: Shot, verdict: Verdict
+) -> MatchState:
+    """Score, shelves, balls on the table, turn, ball in hand, frame and match end."""
+    state = rules.ready(state)
+    striker: Player = shot.player or state.turn
+    n = state.shot_no + 1
+    if _ext(verdict, "replay"):  # 22.2 / 26.1: balls back where they were, same turn
+        return replace(state, shot_no=n, turn=verdict.next, last_verdict=verdict)
+    cue = P.cue_of(state, shot)
+    v = view(shot)
+    taken = _ext(verdict, "taken")
+    shelved = _ext(verdict, "shelved")
+    if shelved is None:  # a verdict from outside: the pocketed balls, minus re-spots
+        spotted = {r.id for r in verdict.respot}
+        shelved = [b for b in verdict.pocketed if b not in spotted] if verdict.legal else []
+        if not rules.any_cue_ball:
+            shelved = [b for b in shelved if b != cue]
+    # balls on the table at rest
+    table = dict(shot.rest) if shot.rest else dict(state.on_table)
+    for b in (*verdict.pocketed, *v.off_table(), *(b for _, b, _ in v.hanging)):
+        table.pop(b, None)
+    if taken:
+        table.pop(taken, None)
+    for r in verdict.respot:
+        table[r.id] = tuple(r.at)
+    # shelves: this shot's balls on, re-spotted shelf balls (penalty, debt) off
+    back = {r.id for r in verdict.respot}
+    shelf = {p: tuple(b for b in state.shelf.get(p, ()) if b not in back) for p in ("A", "B")}
+    shelf[striker] = shelf[striker] + tuple(shelved)
+    score = {p: state.score.get(p, 0) + verdict.scored.get(p, 0) for p in ("A", "B")}
+    owed = dict(state.extra.get("owed", {"A": 0, "B": 0}))
+    for p, d in (_ext(verdict, "owed") or {}).items():
+        owed[p] = owed.get(p, 0) + d
+    fouls = dict(state.consecutive_fouls)
+    fouls[striker] = 0 if verdict.legal else fouls.get(striker, 0) + 1
+    hand = _ext(verdict, "ball_in_hand")
+    is_break = False
+    if _ext(verdict, "rerack"):  # 003 12.2 (3)/(4): re-rack the balls left (partial, 8)
+        ids = sorted((b for b in table if b != P.BREAK_BALL), key=_num)
+        table = rack_positions(table_for(state.settings.table), ids)
+        hand, is_break = "house", True
+    if hand in ("house", "temp_house"):
+        table.pop(P.BREAK_BALL, None)
+    nxt = replace(
+        state,
+        shot_no=n,
+        score=frozen_map(score),
+        shelf=frozen_map(shelf),
+        on_table=frozen_map(table),
+        turn=verdict.next,
+        is_break=is_break,
+        ball_in_hand=hand,
+        cue_ball=None if rules.any_cue_ball else P.BREAK_BALL,
+        premium_pending=bool(_ext(verdict, "premium")),
+        options=tuple(verdict.options),
+        call=None,
+        consecutive_fouls=frozen_map(fouls),
+        last_verdict=verdict,
+        extra=frozen_map(
+            {
+                **state.extra,
+                "owed": frozen_map(owed),
+                "offender": None if verdict.legal else striker,
+            }
+        ),
+    )
+    if hand == "house" and not P.any_ball_outside(nxt, "house", P.BREAK_BALL):
+        nxt = replace(nxt, ball_in_hand="temp_house")  # rules.md: back end, through back spot
+    return _end(rules, nxt, verdict, score)
+
+
+def _num(b: str) -> tuple:
+    return (0, int(b), b) if b.isdigit() else (1, 0, b)
+
+
+def _end(rules: PyramidRules, state: MatchState, verdict: Verdict, score: dict) -> MatchState:
+    """Close the frame when the verdict says so (or a verdict from outside reaches the
+    target): frames won, match over at ``race_to`` frames."""
+    over = _ext(verdict, "frame_over")
+    winner = _ext(verdict, "winner")
+    if over is None:
+        target = rules.frame_target(state)
+        for p in ("A", "B"):
+            if score[p] >= target:
+                over, winner = True, p
+    if not over:
+        return state
+    frames = dict(state.frames)
+    if winner:
+        frames[winner] = frames.get(winner, 0) + 1
+    match_over = state.match_over or any(frames[p] >= state.settings.race_to for p in ("A", "B"))
+    return replace(
+        state,
+        frame_over=True,
+        frame_winner=winner,
+        frames=frozen_map(frames),
+        match_over=match_over,
+        winner=state.winner or (winner if match_over else None),
+        turn=other(state.breaker),
+    )

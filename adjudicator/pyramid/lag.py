@@ -1,0 +1,64 @@
+"""The lag for the break (rule 8 of seed 000): who breaks first.
+
+Both players strike from the house at the same time, each on his own half of the table
+(player A on the left ``y < W/2``, B on the right), off the back cushion, trying to stop
+nearest the front cushion. Positions are table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adjudicator.base import Player
+
+
+@dataclass(frozen=True)
+class LagBall:
+    """One player's lag ball, from its events and rest position (table mm).
+
+    ``cushions``: the cushions it touched, in order (front/back/left/right);
+    ``crossed_half``: it crossed into the opponent's half (across ``y = W/2``);
+    ``pocketed`` / ``off_table``: it fell or left the table; ``rest_x``: its rest
+    position along the table (None when it is not on the table).
+    """
+
+    cushions: tuple[str, ...] = ()
+    crossed_half: bool = False
+    pocketed: bool = False
+    off_table: bool = False
+    rest_x: float | None = None
+
+
+def lag_lost(ball: LagBall) -> str | None:
+    """Rule 8.1: the reason a lag ball loses automatically, or None when it stands."""
+    if ball.crossed_half:
+        return "crossed into the opponent's half"
+    if "back" not in ball.cushions:
+        return "did not touch the back cushion"
+    if ball.pocketed:
+        return "pocketed"
+    if ball.off_table:
+        return "left the table"
+    if any(c in ("left", "right") for c in ball.cushions):
+        return "touched a long cushion"
+    if ball.cushions.count("back") > 1:
+        return "touched the back cushion twice"
+    if ball.rest_x is None:
+        return "not on the table"
+    return None
+
+
+def lag_winner(a: LagBall, b: LagBall, tie_mm: float = 1.0) -> Player | None:
+    """Rule 8.1–8.2: the lag's winner, or None when it is repeated (both lost, or no
+    difference within ``tie_mm``). The winner then chooses who breaks (8.3)."""
+    la, lb = lag_lost(a), lag_lost(b)
+    if la and lb:
+        return None
+    if la:
+        return "B"
+    if lb:
+        return "A"
+    assert a.rest_x is not None and b.rest_x is not None
+    if abs(a.rest_x - b.rest_x) <= tie_mm:
+        return None
+    return "A" if a.rest_x < b.rest_x else "B"
