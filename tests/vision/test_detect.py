@@ -1,0 +1,85 @@
+"""Detection on drawn pictures: a touching rack, cushions, colours, arms, motion smears."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+from scipy.spatial.distance import cdist
+from vision_scene import draw_scene, rack, topdown_calib
+
+from contract.tables import load_table
+from vision.capture import Frame
+from vision.detect import Detector
+
+SIZE = (1280, 720)
+
+
+def _detect(table_name: str, balls, size=SIZE, **kw):
+    table = load_table(table_name)
+    calib = topdown_calib(table, size)
+    img = draw_scene(calib, table, size, balls, **kw)
+    det = Detector(calib, table, size)
+    det.fit_background([draw_scene(calib, table, size, [], seed=1)])
+    return det.detect(Frame(0, 0.0, img)), table
+
+
+def _match(xy, truth):
+    d = cdist(xy, np.asarray(truth, float))
+    i, j = linear_sum_assignment(d)
+    return d[i, j], i, j
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_touching_pyramid_rack_gives_fifteen_subpixel_centres(size):
+    t = load_table("pyramid-12ft")
+    pos = rack(t, (3 * t.L / 4, t.W / 2))
+    balls = [(x, y, "white") for x, y in pos] + [(t.L / 4, t.W / 2, "yellow")]
+    d, _ = _detect("pyramid-12ft", balls, size=size)
+    assert len(d) == 16
+    err, i, j = _match(d.xy, [(x, y) for x, y, _ in balls])
+    px_mm = size[0] / t.L
+    assert np.max(err) * px_mm < 0.5  # sub-pixel
+    assert np.median(err) < 1.0
+    assert list(d.cls[i[j == 15]]) == ["yellow"]
+    assert (d.cls[i[j < 15]] == "white").all()
+
+
+@pytest.mark.parametrize(
+    "table, colours",
+    [
+        ("carom-match", ["white", "yellow", "red"]),
+        ("pool-9ft", ["white", "black", "red", "yellow"]),
+    ],
+)
+def test_colour_classes(table, colours):
+    t = load_table(table)
+    balls = [(t.L * (i + 1) / (len(colours) + 1), t.W / 3, c) for i, c in enumerate(colours)]
+    d, _ = _detect(table, balls)
+    err, i, j = _match(d.xy, [(x, y) for x, y, _ in balls])
+    assert len(d) == len(colours) and err.max() < 1.5
+    assert [d.cls[k] for k in i[np.argsort(j)]] == colours
+
+
+def test_ball_frozen_to_cushion_is_found():
+    t = load_table("pyramid-12ft")
+    R = t.ball_radius
+    balls = [(R, t.W / 2, "white"), (t.L / 2, t.W - R, "white"), (t.L - R - 1, R + 1, "yellow")]
+    d, _ = _detect("pyramid-12ft", balls)
+    err, *_ = _match(d.xy, [(x, y) for x, y, _ in balls])
+    assert len(d) == 3 and err.max() < 2.0
+
+
+def test_arm_is_an_actor_not_balls():
+    t = load_table("pyramid-12ft")
+    balls = [(t.L / 4, t.W / 2, "yellow")]
+    d, _ = _detect("pyramid-12ft", balls, blobs=[(2400, 600, 500, 90)])
+    assert len(d) == 1 and d.cls[0] == "yellow"
+    assert len(d.actors) == 1
+    x0, y0, x1, y1 = d.actors[0]
+    assert x0 < 2400 < x1 and y0 < 600 < y1
+
+
+def test_empty_table_gives_nothing():
+    d, _ = _detect("carom-match", [])
+    assert len(d) == 0 and len(d.actors) == 0

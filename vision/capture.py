@@ -1,0 +1,252 @@
+"""Frames from a video file, a still image, a USB camera index or an RTSP/HTTP URL.
+
+Two ways to read:
+
+* :class:`VideoSource` iterated directly (replay): every frame in order, never skipped.
+* :class:`LiveReader` (live): a reader thread keeps only the newest frame so a slow
+  pipeline never blocks the camera; frames it overwrote are counted in ``dropped``.
+
+``Frame.t`` is seconds from the first frame: the stream's own timestamps where the
+backend gives them (monotonic), otherwise ``index / fps``. Images are BGR ``uint8``
+in the recorded (distorted) pixels of the video.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from contract.errors import ContractError
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One video frame: ``index`` from 0, ``t`` seconds from the first frame, BGR image."""
+
+    index: int
+    t: float
+    image: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+def _parse_source(source: str | int | Path) -> str | int:
+    if isinstance(source, int):
+        return source
+    s = str(source)
+    return int(s) if s.isdigit() else s
+
+
+def _is_stream(src: str | int) -> bool:
+    return isinstance(src, int) or "://" in src
+
+
+class VideoSource:
+    """An opened video, image or camera. Iterate for :class:`Frame` values in order.
+
+    Raises :class:`ContractError` (one line) when the source cannot be opened or holds
+    no decodable frame. A file that ends before its declared frame count sets
+    ``truncated`` (the frames read so far are still yielded; nothing is lost).
+    """
+
+    def __init__(self, source: str | int | Path) -> None:
+        self.source = _parse_source(source)
+        self.name = str(source)
+        self.truncated = False
+        self.frames_read = 0
+        self._still: np.ndarray | None = None
+        self._cap: cv2.VideoCapture | None = None
+        self._peek: Frame | None = None
+        src = self.source
+        if not _is_stream(src):
+            p = Path(src)
+            if not p.is_file():
+                raise ContractError(self.name, "", "no such video file")
+            if p.suffix.lower() in IMAGE_SUFFIXES:
+                img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+                if img is None:
+                    raise ContractError(self.name, "", "not a readable image")
+                self._still = img
+                return
+        cap = cv2.VideoCapture(src)
+        if not cap.isOpened():
+            cap.release()
+            raise ContractError(self.name, "", "cannot open video (unreadable or unsupported)")
+        self._cap = cap
+        first = self._read()
+        if first is None:
+            cap.release()
+            raise ContractError(self.name, "", "video holds no decodable frame")
+        self._peek = first
+
+    # ------------------------------------------------------------ properties
+    @property
+    def fps(self) -> float:
+        """Frames per second declared by the stream (30 when unknown; 1 for a still)."""
+        if self._still is not None:
+            return 1.0
+        f = float(self._cap.get(cv2.CAP_PROP_FPS)) if self._cap else 0.0
+        return f if np.isfinite(f) and 1.0 <= f <= 1000.0 else 30.0
+
+    @property
+    def frame_count(self) -> int:
+        """Declared frame count (0 for live streams, 1 for a still)."""
+        if self._still is not None:
+            return 1
+        n = self._cap.get(cv2.CAP_PROP_FRAME_COUNT) if self._cap else 0
+        return int(n) if np.isfinite(n) and n > 0 else 0
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) in pixels."""
+        if self._still is not None:
+            return int(self._still.shape[1]), int(self._still.shape[0])
+        return (
+            self._peek.size
+            if self._peek is not None
+            else (
+                int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT)),
+            )
+        )
+
+    @property
+    def live(self) -> bool:
+        return _is_stream(self.source)
+
+    # ------------------------------------------------------------ reading
+    def _read(self) -> Frame | None:
+        ok, img = self._cap.read()
+        if not ok or img is None:
+            return None
+        ms = self._cap.get(cv2.CAP_PROP_POS_MSEC)
+        self._ms = ms if np.isfinite(ms) else float("nan")
+        return Frame(0, 0.0, img)
+
+    def __iter__(self) -> Iterator[Frame]:
+        if self._still is not None:
+            self.frames_read = 1
+            yield Frame(0, 0.0, self._still)
+            return
+        fps = self.fps
+        clock0 = time.monotonic()
+        ms0 = getattr(self, "_ms", float("nan"))
+        last_t = -1.0
+        frame = self._peek
+        self._peek = None
+        index = 0
+        while frame is not None:
+            ms = getattr(self, "_ms", float("nan"))
+            if self.live and isinstance(self.source, int):
+                t = time.monotonic() - clock0
+            elif np.isfinite(ms) and np.isfinite(ms0) and (ms - ms0) / 1000.0 > last_t:
+                t = (ms - ms0) / 1000.0
+            else:
+                t = index / fps
+            if index > 0 and t <= last_t:
+                t = last_t + 1.0 / fps
+            last_t = t
+            self.frames_read = index + 1
+            yield Frame(index, t, frame.image)
+            index += 1
+            frame = self._read()
+        declared = self.frame_count
+        if not self.live and declared and self.frames_read < declared - 1:
+            self.truncated = True
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+    def __enter__(self) -> VideoSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_frames(source: str | int | Path) -> Iterator[Frame]:
+    """Every frame of a file in order (replay mode)."""
+    with VideoSource(source) as src:
+        yield from src
+
+
+class LiveReader:
+    """A reader thread that keeps only the newest frame (live mode).
+
+    ``latest(timeout)`` returns the newest frame not yet handed out (or ``None`` after
+    ``timeout`` seconds / at the end of the stream); frames overwritten before the
+    pipeline asked for them are counted in ``dropped``. Never blocks the reader.
+    """
+
+    def __init__(self, source: str | int | Path | VideoSource) -> None:
+        self.src = source if isinstance(source, VideoSource) else VideoSource(source)
+        self.dropped = 0
+        self.delivered = 0
+        self._cond = threading.Condition()
+        self._frame: Frame | None = None
+        self._fresh = False
+        self._done = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tablemon-capture", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for f in self.src:
+                if self._stop.is_set():
+                    break
+                with self._cond:
+                    if self._fresh:
+                        self.dropped += 1
+                    self._frame, self._fresh = f, True
+                    self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._done = True
+                self._cond.notify_all()
+
+    @property
+    def finished(self) -> bool:
+        """True once the stream ended and the last frame was handed out."""
+        with self._cond:
+            return self._done and not self._fresh
+
+    def latest(self, timeout: float = 1.0) -> Frame | None:
+        with self._cond:
+            if not self._fresh and not self._done:
+                self._cond.wait_for(lambda: self._fresh or self._done, timeout=timeout)
+            if not self._fresh:
+                return None
+            self._fresh = False
+            self.delivered += 1
+            return self._frame
+
+    def __iter__(self) -> Iterator[Frame]:
+        while not self.finished:
+            f = self.latest(timeout=1.0)
+            if f is not None:
+                yield f
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self.src.close()
+
+    def __enter__(self) -> LiveReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

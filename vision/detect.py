@@ -1,0 +1,330 @@
+"""A fast classical ball detector: cloth model, ball-sized blobs, split clusters, sub-pixel centres.
+
+Per frame: the video image is downscaled to a *work* image where a ball is about
+``work_radius`` px across, compared with a model of the empty cloth (a smooth
+polynomial fitted to the cloth inside the surface, and the temporal median of the
+first frames in the band around it), thresholded inside the surface, and cut into
+connected blobs. Each blob is explained as a union of ball-sized disks (k-means on
+its pixels for 1..K balls, the K whose disks reproduce the blob best); blobs that no
+set of disks explains are *actors* (arms, cues, bodies) and reported as boxes.
+Centres are refined at full resolution in small windows (foreground-weighted
+centroid inside the ball's Voronoi cell), classified by colour, and mapped to
+table mm at the ball centre's height (parallax-corrected by the calibration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from contract.calib import Calibration
+from contract.tables import TableSpec
+from vision.capture import Frame
+from vision.colour import basic_colour, game_class
+from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
+from vision.split import BlobFit, fit_blob
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Balls (and skittles) found in one frame, as a struct of arrays.
+
+    ``uv`` video px (recorded), ``xy`` table mm of the centre's vertical projection,
+    ``radius`` video px, ``cls`` class name, ``score`` 0..1 (disk coverage),
+    ``blurred`` True for a motion smear; ``actors`` (K,4) boxes in table mm
+    ``[xmin, ymin, xmax, ymax]`` of things that are not balls (arms, cues, bodies).
+    """
+
+    frame: int
+    t: float
+    uv: np.ndarray = field(repr=False)
+    xy: np.ndarray = field(repr=False)
+    radius: np.ndarray = field(repr=False)
+    cls: np.ndarray = field(repr=False)
+    score: np.ndarray = field(repr=False)
+    blurred: np.ndarray = field(repr=False)
+    actors: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.uv)
+
+    @classmethod
+    def empty(cls, frame: int = 0, t: float = 0.0) -> Detections:
+        z = np.zeros((0, 2))
+        return cls(
+            frame,
+            t,
+            z,
+            z,
+            np.zeros(0),
+            np.zeros(0, object),
+            np.zeros(0),
+            np.zeros(0, bool),
+            np.zeros((0, 4)),
+        )
+
+    @classmethod
+    def from_xy(cls, frame: int, t: float, xy, classes, actors=None) -> Detections:
+        """Detections given directly in table mm (tests, other detectors)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        n = len(xy)
+        return cls(
+            frame,
+            t,
+            np.full((n, 2), np.nan),
+            xy,
+            np.zeros(n),
+            np.asarray(list(classes), object),
+            np.ones(n),
+            np.zeros(n, bool),
+            np.zeros((0, 4)) if actors is None else np.asarray(actors, float).reshape(-1, 4),
+        )
+
+
+def _plate_distance(img: np.ndarray, plate: np.ndarray, dark_weight: float = 0.6) -> np.ndarray:
+    """Colour distance of ``img`` from the cloth ``plate`` (both float32 BGR), with pure
+    darkening (shadow) weighted by ``dark_weight``."""
+    diff = img - plate
+    pn = plate / (np.linalg.norm(plate, axis=2, keepdims=True) + 1e-3)
+    b = np.einsum("ijk,ijk->ij", diff, pn)
+    d2 = np.einsum("ijk,ijk->ij", diff, diff) - b * b
+    d2 += np.where(b < 0, dark_weight**2, 1.0) * b * b
+    return np.sqrt(np.maximum(d2, 0.0))
+
+
+def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return np.stack([np.ones_like(u), u, v, u * u, u * v, v * v, u * u * v, u * v * v], axis=-1)
+
+
+class Detector:
+    """Classical detector for one calibrated table and one video size.
+
+    ``size`` (w, h) video px; ``work_radius`` the ball radius in work px (sets the scale).
+    Call :meth:`fit_background` with a few frames (or one image) before :meth:`detect`.
+    """
+
+    def __init__(
+        self,
+        calib: Calibration,
+        table: TableSpec,
+        size: tuple[int, int],
+        work_radius: float = 4.5,
+    ) -> None:
+        self.calib, self.table, self.size = calib, table, size
+        centre = np.array([[table.L / 2, table.W / 2]])
+        r0 = float(ball_radius_px(calib, table, centre)[0])
+        if not np.isfinite(r0) or r0 < 1.5:
+            raise ValueError(f"calibration gives a ball radius of {r0:.2f} px: table not in view")
+        self.scale = 1.0 / max(1, int(round(r0 / work_radius)))  # integer: fast INTER_AREA
+        self.geo = TableGeometry.build(calib, table, size, self.scale)
+        self.region = cv2.bitwise_or(self.geo.inner, self.geo.band)
+        self.plate: np.ndarray | None = None
+        self.plate_full: np.ndarray | None = None
+        self.thr = 30.0
+        self._cache: dict[tuple, BlobFit] = {}
+
+    # ------------------------------------------------------------ background
+    def _work(self, img: np.ndarray) -> np.ndarray:
+        if img.shape[1] != self.size[0] or img.shape[0] != self.size[1]:
+            raise ValueError(
+                f"frame is {img.shape[1]}x{img.shape[0]} px, calibration expects "
+                f"{self.size[0]}x{self.size[1]}"
+            )
+        if self.scale >= 1.0:
+            return img
+        return cv2.resize(img, self.geo.work_size, interpolation=cv2.INTER_AREA)
+
+    def fit_background(self, images: list[np.ndarray]) -> None:
+        """Model the empty cloth from ``images`` (BGR, video size): a smooth polynomial
+        per channel inside the surface (robust to balls standing still), the per-pixel
+        median in the band around it (cushion faces, pocket mouths)."""
+        if not images:
+            raise ValueError("fit_background needs at least one image")
+        images = images[:: max(1, len(images) // 9)][:9]
+        work = np.stack([self._work(im) for im in images]).astype(np.float32)
+        med = np.median(work, axis=0) if len(work) > 1 else work[0]
+        h, w = med.shape[:2]
+        inner = self.geo.inner > 0
+        vv, uu = np.nonzero(inner)
+        pix = med[vv, uu]
+        sel = np.ones(len(pix), bool)
+        basis = _poly_basis(uu / w, vv / h)
+        for _ in range(3):  # fit, drop pixels far from the fit (balls, markings), refit
+            coef, *_ = np.linalg.lstsq(basis[sel], pix[sel], rcond=None)
+            err = np.linalg.norm(pix - basis @ coef, axis=1)
+            sel = err < max(12.0, 2.5 * float(np.median(err[sel])))
+        # Full resolution: the polynomial well inside the surface, the per-pixel median of
+        # the frames near and beyond the cushion noses (cushion faces, pockets).
+        W, H = self.size
+        s = self.scale
+        gu, gv = np.meshgrid(
+            ((np.arange(W) + 0.5) * s - 0.5) / w, ((np.arange(H) + 0.5) * s - 0.5) / h
+        )
+        plate = _poly_basis(gu.astype(np.float32), gv.astype(np.float32)) @ coef.astype(np.float32)
+        plate = plate.astype(np.float32)
+        del gu, gv
+        full_med = np.median(np.stack(images), axis=0) if len(images) > 1 else images[0]
+        core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
+        core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
+        plate[~core] = full_med[~core]
+        self.plate_full = plate
+        self.plate = cv2.resize(plate, self.geo.work_size, interpolation=cv2.INTER_AREA)
+        d = _plate_distance(work[0], self.plate)[inner]
+        mad = float(np.median(np.abs(d - np.median(d))))
+        self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
+
+    # ------------------------------------------------------------ detection
+    def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(work-scale colour distance, cleaned work-scale foreground mask)."""
+        if self.plate is None:
+            self.fit_background([img])
+        small = self._work(img).astype(np.float32)
+        d = _plate_distance(small, self.plate)
+        fg = ((d > self.thr) & (self.region > 0)).astype(np.uint8)
+        fg = cv2.morphologyEx(
+            fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        )
+        return d, fg
+
+    def detect(self, frame: Frame) -> Detections:
+        """Find the balls in one frame."""
+        img = frame.image
+        _, fg = self.foreground(img)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        s = self.scale
+        centres: list[np.ndarray] = []
+        blurred: list[bool] = []
+        actors: list[np.ndarray] = []
+        cache: dict[tuple, BlobFit] = {}
+        for i in range(1, n):
+            x, y, w, h, area = (int(a) for a in stats[i])
+            r = self.geo.radius_at(*cents[i]) * s
+            if area < 0.35 * np.pi * r * r:
+                continue
+            key = (x, y, w, h, area)
+            fit = self._cache.get(key)
+            if fit is None:
+                crop = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+                fit = fit_blob(crop, r)
+            cache[key] = fit
+            if fit.actor:
+                box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s
+                mm = self.calib.pixel_to_table(box_px, height=0.0)
+                actors.append(np.r_[mm.min(axis=0), mm.max(axis=0)])
+                continue
+            for c in fit.centres:
+                centres.append((c + [x, y] + 0.5) / s - 0.5)
+                blurred.append(fit.smear)
+        self._cache = cache
+        return self._pack(frame, np.asarray(centres, float).reshape(-1, 2), blurred, actors)
+
+    def _pack(self, frame: Frame, uv0: np.ndarray, blurred: list[bool], actors: list) -> Detections:
+        R = self.table.ball_radius
+        act = np.asarray(actors, float).reshape(-1, 4)
+        if len(uv0) == 0:
+            e = Detections.empty(frame.index, frame.t)
+            return Detections(
+                frame.index, frame.t, e.uv, e.xy, e.radius, e.cls, e.score, e.blurred, act
+            )
+        radii = np.array([self.geo.radius_at(*((c + 0.5) * self.scale - 0.5)) for c in uv0])
+        uv, score, bgr = refine_centres(frame.image, self.plate_full, uv0, radii, self.thr)
+        xy = self.calib.pixel_to_table(uv, height=R)
+        tol = 0.35 * R
+        keep = (
+            (xy[:, 0] > -tol)
+            & (xy[:, 0] < self.table.L + tol)
+            & (xy[:, 1] > -tol)
+            & (xy[:, 1] < self.table.W + tol)
+            & (score > 0.3)
+        )
+        kind = self.table.kind
+        cls = np.array([game_class(basic_colour(c), kind) for c in bgr], object)
+        b = np.asarray(blurred, bool)
+        return Detections(
+            frame.index,
+            frame.t,
+            uv[keep],
+            xy[keep],
+            radii[keep],
+            cls[keep],
+            score[keep],
+            b[keep],
+            act,
+        )
+
+
+def refine_centres(
+    img: np.ndarray,
+    plate: np.ndarray,
+    uv: np.ndarray,
+    radii: np.ndarray,
+    thr: float,
+    iters: int = 3,
+    passes: int = 2,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
+    pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours.
+
+    Returns (uv (N,2) video px, coverage score (N,), median core BGR (N,3))."""
+    out = uv.astype(float).copy()
+    score = np.zeros(len(uv))
+    bgr = np.zeros((len(uv), 3))
+    for p in range(passes):
+        isolated = _refine_pass(img, plate, out, radii, thr, iters, score, bgr, p)
+        if isolated:
+            break
+    return out, np.clip(score, 0, 1), bgr
+
+
+def _refine_pass(
+    img: np.ndarray,
+    plate: np.ndarray,
+    out: np.ndarray,
+    radii: np.ndarray,
+    thr: float,
+    iters: int,
+    score: np.ndarray,
+    bgr: np.ndarray,
+    pass_no: int,
+) -> bool:
+    """One pass over all balls, updating ``out``, ``score``, ``bgr`` in place (local
+    work arrays of :func:`refine_centres`). True when no ball has a near neighbour."""
+    H, W = img.shape[:2]
+    isolated = True
+    for i in range(len(out)):
+        r = float(radii[i])
+        c = out[i].copy()
+        nb = np.delete(out, i, axis=0)
+        nb = nb[np.linalg.norm(nb - c, axis=1) < 3.0 * r]
+        isolated &= len(nb) == 0
+        if pass_no > 0 and len(nb) == 0:
+            continue
+        half = int(np.ceil(1.7 * r)) + 1
+        x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
+        x1, y1 = min(W, int(c[0]) + half + 1), min(H, int(c[1]) + half + 1)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        roi = img[y0:y1, x0:x1].astype(np.float32)
+        gx, gy = np.meshgrid(
+            np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32)
+        )
+        d = _plate_distance(roi, plate[y0:y1, x0:x1])
+        wgt = np.clip((d - 0.5 * thr) / thr, 0.0, 1.0)
+        for _ in range(iters):
+            ok = (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= (1.3 * r) ** 2
+            for n in nb:
+                m = 0.5 * (c + n)
+                ok &= (gx - m[0]) * (n[0] - c[0]) + (gy - m[1]) * (n[1] - c[1]) < 0
+            sw = float(wgt[ok].sum())
+            if sw < 1e-6:
+                break
+            c = np.array([(wgt * gx)[ok].sum() / sw, (wgt * gy)[ok].sum() / sw])
+        out[i] = c
+        disk = (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r
+        score[i] = float(wgt[disk].sum()) / max(1.0, np.pi * r * r)
+        core = ((gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= (0.6 * r) ** 2) & (wgt > 0.5)
+        if core.any():
+            bgr[i] = np.median(roi[core], axis=0)
+    return isolated

@@ -1,0 +1,109 @@
+"""Where the table lies in the picture: surface masks and the expected ball radius.
+
+Everything here is derived once from a :class:`contract.calib.Calibration` and a
+:class:`contract.tables.TableSpec`; pixels are recorded (distorted) video pixels,
+positions table mm (contract §1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from contract.calib import Calibration
+from contract.tables import TableSpec
+
+
+def surface_outline_mm(table: TableSpec, margin: float = 0.0, step: float = 50.0) -> np.ndarray:
+    """The playing-surface rectangle grown by ``margin`` mm, sampled every ``step`` mm
+    (so that lens distortion bends it correctly), as an (N,2) closed polygon in mm."""
+    x0, y0, x1, y1 = -margin, -margin, table.L + margin, table.W + margin
+    nx = max(2, int(np.ceil((x1 - x0) / step)) + 1)
+    ny = max(2, int(np.ceil((y1 - y0) / step)) + 1)
+    xs, ys = np.linspace(x0, x1, nx), np.linspace(y0, y1, ny)
+    return np.concatenate(
+        [
+            np.c_[xs, np.full(nx, y0)],
+            np.c_[np.full(ny, x1), ys][1:],
+            np.c_[xs[::-1], np.full(nx, y1)][1:],
+            np.c_[np.full(ny, x0), ys[::-1]][1:-1],
+        ]
+    )
+
+
+def polygon_mask(
+    calib: Calibration,
+    table: TableSpec,
+    size: tuple[int, int],
+    scale: float,
+    margin: float,
+    height: float = 0.0,
+) -> np.ndarray:
+    """uint8 mask (255 inside) of the surface grown by ``margin`` mm at ``height`` mm,
+    in an image of ``size`` (w, h) pixels that is the video scaled by ``scale``."""
+    w, h = size
+    px = calib.table_to_pixel(surface_outline_mm(table, margin), height=height) * scale
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(px * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    return mask
+
+
+def ball_radius_px(calib: Calibration, table: TableSpec, xy_mm: np.ndarray) -> np.ndarray:
+    """Expected image radius (video px) of a ball whose centre projects to ``xy_mm`` (N,2)."""
+    xy = np.asarray(xy_mm, float).reshape(-1, 2)
+    R = table.ball_radius
+    c = calib.table_to_pixel(xy, height=R)
+    ex = calib.table_to_pixel(xy + [R, 0.0], height=R)
+    ey = calib.table_to_pixel(xy + [0.0, R], height=R)
+    return 0.5 * (np.linalg.norm(ex - c, axis=1) + np.linalg.norm(ey - c, axis=1))
+
+
+@dataclass(frozen=True)
+class TableGeometry:
+    """Precomputed masks and the ball-radius map for one video size and work scale.
+
+    ``scale`` maps video pixels to work pixels (``work = video * scale``). ``inner`` is
+    the surface at the cloth; ``band`` a ring outside it where a ball's image can still
+    lie (parallax, pocket mouths); ``radius_map`` the expected ball radius in *video*
+    pixels at each work pixel (coarse, bilinear).
+    """
+
+    size: tuple[int, int]
+    work_size: tuple[int, int]
+    scale: float
+    inner: np.ndarray
+    band: np.ndarray
+    radius_map: np.ndarray
+
+    @classmethod
+    def build(
+        cls, calib: Calibration, table: TableSpec, size: tuple[int, int], scale: float
+    ) -> TableGeometry:
+        w, h = size
+        ws = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
+        R = table.ball_radius
+        inner = polygon_mask(calib, table, ws, scale, 0.0, 0.0)
+        outer = cv2.bitwise_or(
+            polygon_mask(calib, table, ws, scale, 1.2 * R, R),
+            polygon_mask(calib, table, ws, scale, 0.6 * R, 0.0),
+        )
+        band = cv2.bitwise_and(outer, cv2.bitwise_not(inner))
+        step = 16
+        gx, gy = np.meshgrid(np.arange(0, ws[0] + step, step), np.arange(0, ws[1] + step, step))
+        uv = np.c_[gx.ravel(), gy.ravel()] / scale
+        xy = calib.pixel_to_table(uv, height=R)
+        xy = np.clip(xy, [0, 0], [table.L, table.W])
+        r = ball_radius_px(calib, table, xy).reshape(gx.shape).astype(np.float32)
+        rmap = cv2.resize(
+            r, (gx.shape[1] * step, gx.shape[0] * step), interpolation=cv2.INTER_LINEAR
+        )
+        return cls(size, ws, scale, inner, band, rmap[: ws[1], : ws[0]])
+
+    def radius_at(self, u_work: float, v_work: float) -> float:
+        """Expected ball radius in video px at a work-image position."""
+        h, w = self.radius_map.shape
+        return float(
+            self.radius_map[min(h - 1, max(0, int(v_work))), min(w - 1, max(0, int(u_work)))]
+        )

@@ -1,0 +1,195 @@
+"""Per-ball motion analysis: when a ball starts, where its path kinks, when it stops or
+leaves the table. Everything here works on one ball's samples from a :class:`Series`.
+
+Times are in frames (fractional, relative to the series' first frame) unless a name
+says seconds; positions and distances in table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.series import kink_time, line_fit
+
+
+@dataclass(frozen=True)
+class Kink:
+    """An abrupt change of a ball's velocity at fractional frame ``f`` and position ``at``."""
+
+    f: float
+    at: tuple[float, float]
+    v_before: tuple[float, float]  # mm/frame
+    v_after: tuple[float, float]  # mm/frame
+
+
+@dataclass(frozen=True)
+class Movement:
+    """One run of motion of one ball, from rest (or appearance) to rest (or disappearance).
+
+    ``start_f``/``stop_f`` fractional frames; ``gone`` when the ball left the surface
+    (pocket or off the table) at ``stop_f`` instead of stopping; ``hidden`` when most
+    of the run was predicted (occluded), as when a hand carries a ball.
+    """
+
+    ball: str
+    start_f: float
+    stop_f: float
+    start_at: tuple[float, float]
+    stop_at: tuple[float, float]
+    v_start: tuple[float, float]
+    v_end: tuple[float, float]
+    kinks: tuple[Kink, ...]
+    gone: bool
+    hidden: bool
+    first: int  # integer frame range (series index) of the run
+    last: int
+
+
+def _valid(xy: np.ndarray) -> np.ndarray:
+    return ~np.isnan(xy[:, 0])
+
+
+def _fit(xy: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return line_fit(frames.astype(float), xy[frames])
+
+
+def start_time(xy: np.ndarray, rest: np.ndarray, f1: int, last: int) -> tuple[float, np.ndarray]:
+    """Fractional frame at which a ball resting at ``rest`` started moving, its first
+    velocity (mm/frame). ``f1`` is the first frame clearly away from rest."""
+    fr = np.arange(f1, min(f1 + 2, last) + 1)
+    fr = fr[_valid(xy[fr])]
+    if len(fr) < 2:
+        return float(f1) - 0.5, xy[f1] - rest
+    a, v = _fit(xy, fr)
+    vv = float(v @ v)
+    if vv < 1e-9:
+        return float(f1) - 0.5, v
+    t0 = float((rest - a) @ v / vv)
+    return float(np.clip(t0, f1 - 1.0, f1)), v
+
+
+def stop_time(xy: np.ndarray, first: int, last: int, rest: np.ndarray, eps: float) -> float:
+    """Fractional frame at which the ball came to rest at ``rest``.
+
+    Rolling to a stop under constant deceleration leaves ``d(t) = k (t_stop - t)^2``
+    to go; the last two samples farther than ``eps`` from rest give ``t_stop``.
+    """
+    d = np.linalg.norm(xy[first : last + 1] - rest, axis=1)
+    far = np.nonzero(d > eps)[0]
+    if len(far) == 0:
+        return float(first)
+    i2 = int(far[-1])
+    if i2 == 0:
+        return float(first + i2) + 1.0
+    s1, s2 = np.sqrt(d[i2 - 1]), np.sqrt(d[i2])
+    if not np.isfinite(s1) or s1 <= s2:
+        return float(first + i2) + 1.0
+    dt = s2 / (s1 - s2)  # frames from sample i2 to the stop
+    return float(first + i2) + float(min(dt, 15.0))
+
+
+def find_kinks(xy: np.ndarray, first: int, last: int, abs_thr: float, rel_thr: float) -> list[Kink]:
+    """Abrupt velocity changes within frames ``first..last`` of one ball (mm, frames).
+
+    A change between frame f-1 and f+1 larger than ``abs_thr + rel_thr * |v|`` marks a
+    kink; its time is where the straight motions before and after it meet.
+    """
+    if last - first < 3:
+        return []
+    p = xy[first : last + 1]
+    v = np.diff(p, axis=0)  # v[k] = p[k+1] - p[k]
+    dv = np.linalg.norm(np.diff(v, axis=0), axis=1)  # dv[k] at sample k+1
+    sp = np.maximum(np.linalg.norm(v[:-1], axis=1), np.linalg.norm(v[1:], axis=1))
+    hit = dv > abs_thr + rel_thr * sp
+    out: list[Kink] = []
+    k = 0
+    n = len(hit)
+    while k < n:
+        if not hit[k]:
+            k += 1
+            continue
+        j = k
+        while j + 1 < n and hit[j + 1]:
+            j += 1
+        c = first + 1 + k + int(np.argmax(dv[k : j + 1]))  # frame of the kink (series index)
+        pre = np.arange(max(first, c - 3), c)
+        post = np.arange(c + 1, min(last, c + 3) + 1)
+        if len(pre) >= 1 and len(post) >= 1:
+            if len(pre) == 1:
+                pre = np.arange(max(first, c - 1), c + 0)
+            a1, v1 = _fit(xy, pre) if len(pre) >= 2 else (xy[pre[0]], xy[c] - xy[pre[0]])
+            a2, v2 = _fit(xy, post) if len(post) >= 2 else (xy[post[0]], xy[post[0]] - xy[c])
+            tk = kink_time(a1, v1, a2, v2)
+            tk = float(np.clip(tk if tk is not None else c, c - 1.0, c + 1.0))
+            at = (a1 + v1 * tk + a2 + v2 * tk) / 2
+            out.append(Kink(tk, (float(at[0]), float(at[1])), tuple(v1), tuple(v2)))
+        k = j + 1
+    return out
+
+
+def movements(
+    ident: str,
+    xy: np.ndarray,
+    visible: np.ndarray,
+    moving: np.ndarray,
+    *,
+    eps: float,
+    abs_thr: float,
+    rel_thr: float,
+) -> list[Movement]:
+    """Split one ball's frames into runs of motion (``moving`` (F,) bool mask)."""
+    out: list[Movement] = []
+    valid = _valid(xy)
+    n = len(xy)
+    f = 0
+    while f < n:
+        if not moving[f] or not valid[f]:
+            f += 1
+            continue
+        g = f
+        while g + 1 < n and moving[g + 1] and valid[g + 1]:
+            g += 1
+        # rest before: the last valid still samples before f
+        before = np.arange(max(0, f - 6), f)
+        before = before[valid[before]]
+        rest0 = np.median(xy[before], axis=0) if len(before) else xy[f]
+        d0 = np.linalg.norm(xy[f : g + 1] - rest0, axis=1)
+        away = np.nonzero(d0 > eps)[0]
+        f1 = f + int(away[0]) if len(away) else f
+        st, v0 = start_time(xy, rest0, f1, g) if len(before) else (float(f), np.zeros(2))
+        gone = g + 1 >= n or not valid[g + 1]
+        after = np.arange(g + 1, min(n, g + 7))
+        after = after[valid[after]] if not gone else after[:0]
+        if gone:
+            last_vis = g
+            while last_vis > f and not visible[last_vis]:
+                last_vis -= 1
+            fr = np.arange(max(f, last_vis - 2), last_vis + 1)
+            a, ve = _fit(xy, fr) if len(fr) >= 2 else (xy[last_vis], np.zeros(2))
+            stop_f, stop_at = float(last_vis), xy[last_vis]
+        else:
+            rest1 = np.median(xy[after], axis=0)
+            stop_f = stop_time(xy, f, g + len(after), rest1, eps)
+            stop_at, ve = rest1, np.zeros(2)
+        kinks = find_kinks(xy, f, g if gone else min(n - 1, g + 1), abs_thr, rel_thr)
+        hidden = visible[f : g + 1].mean() < 0.5
+        out.append(
+            Movement(
+                ident,
+                st,
+                stop_f,
+                (float(rest0[0]), float(rest0[1])),
+                (float(stop_at[0]), float(stop_at[1])),
+                (float(v0[0]), float(v0[1])),
+                (float(ve[0]), float(ve[1])),
+                tuple(kinks),
+                gone,
+                bool(hidden),
+                f,
+                g,
+            )
+        )
+        f = g + 1
+    return out

@@ -1,0 +1,121 @@
+"""Dense per-ball time series built from tracks, and the motion quantities shots and
+events are cut from.
+
+Positions are table mm (contract §1); time in seconds from the first frame; speeds
+in mm per frame. Arrays are ``(B, F)`` or ``(B, F, 2)`` with NaN where a ball has no
+row (off the table, pocketed, not yet seen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from contract.tracks import Tracks
+
+
+@dataclass(frozen=True)
+class Series:
+    """Tracks as dense arrays over a contiguous frame range ``first .. first+F-1``."""
+
+    ids: tuple[str, ...]
+    first: int
+    t: np.ndarray  # (F,) seconds
+    xy: np.ndarray  # (B, F, 2) mm, NaN when absent
+    visible: np.ndarray  # (B, F) bool; False when absent or predicted
+    fps: float
+
+    @property
+    def n_frames(self) -> int:
+        return self.t.shape[0]
+
+    def index(self, ident: str) -> int:
+        return self.ids.index(ident)
+
+    def present(self) -> np.ndarray:
+        """(B, F) bool: the ball has a row (measured or predicted)."""
+        return ~np.isnan(self.xy[..., 0])
+
+    def frame_of(self, t: float) -> int:
+        """The nearest video frame of time ``t`` seconds."""
+        return int(round(t * self.fps))
+
+
+def series_from_tracks(tracks: Tracks, fps: float | None = None) -> Series:
+    """Dense arrays from TRACKS rows. ``fps`` from the ``t`` column when not given."""
+    if len(tracks) == 0:
+        return Series((), 0, np.zeros(0), np.zeros((0, 0, 2)), np.zeros((0, 0), bool), fps or 30.0)
+    first, last = int(tracks.frame.min()), int(tracks.frame.max())
+    n = last - first + 1
+    if fps is None:
+        fr = np.unique(tracks.frame)
+        tt = np.array([tracks.t[tracks.frame == f][0] for f in fr[: min(len(fr), 200)]])
+        dt = np.diff(tt) / np.maximum(np.diff(fr[: len(tt)]), 1)
+        fps = float(1.0 / np.median(dt)) if len(dt) and np.median(dt) > 0 else 30.0
+    ids = tuple(tracks.ids())
+    col = {k: i for i, k in enumerate(ids)}
+    xy = np.full((len(ids), n, 2), np.nan)
+    vis = np.zeros((len(ids), n), bool)
+    bi = np.array([col[i] for i in tracks.id], dtype=int)
+    fi = tracks.frame - first
+    xy[bi, fi, 0] = tracks.x
+    xy[bi, fi, 1] = tracks.y
+    vis[bi, fi] = tracks.visible
+    t = (np.arange(n) + first) / fps
+    return Series(ids, first, t, xy, vis, fps)
+
+
+def speeds(xy: np.ndarray) -> np.ndarray:
+    """(B, F) speed in mm/frame: the larger of the backward and forward steps (NaN-safe:
+    a step to or from a missing frame counts 0)."""
+    step = np.linalg.norm(np.diff(xy, axis=1), axis=2)  # (B, F-1)
+    step = np.nan_to_num(step, nan=0.0)
+    out = np.zeros(xy.shape[:2])
+    out[:, 1:] = step
+    out[:, :-1] = np.maximum(out[:, :-1], step)
+    return out
+
+
+def moving_mask(xy: np.ndarray, threshold_mm: float) -> np.ndarray:
+    """(B, F) bool: the ball moved more than ``threshold_mm`` over two frames.
+
+    Two-frame displacement halves the influence of per-frame measurement noise while a
+    ball that truly rolls adds its motion up.
+    """
+    b, f = xy.shape[:2]
+    out = np.zeros((b, f), bool)
+    if f < 3:
+        return out
+    d2 = np.linalg.norm(xy[:, 2:] - xy[:, :-2], axis=2)
+    d2 = np.nan_to_num(d2, nan=0.0) > threshold_mm
+    out[:, 1:-1] = d2
+    out[:, 2:] |= d2
+    out[:, :-2] |= d2
+    return out
+
+
+def rest_position(xy: np.ndarray) -> np.ndarray:
+    """Median position (2,) over frames (F, 2), ignoring NaN; NaN when none."""
+    ok = ~np.isnan(xy[:, 0])
+    if not ok.any():
+        return np.array([np.nan, np.nan])
+    return np.median(xy[ok], axis=0)
+
+
+def line_fit(ts: np.ndarray, ps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares straight motion ``p(t) = a + v t`` through samples (K,), (K, 2)."""
+    if len(ts) == 1:
+        return ps[0] - 0.0 * ts[0], np.zeros(2)
+    A = np.c_[np.ones(len(ts)), ts]
+    coef, *_ = np.linalg.lstsq(A, ps, rcond=None)
+    return coef[0], coef[1]
+
+
+def kink_time(a1: np.ndarray, v1: np.ndarray, a2: np.ndarray, v2: np.ndarray) -> float | None:
+    """Time where two straight motions meet (least squares); None when parallel."""
+    dv = v1 - v2
+    den = float(dv @ dv)
+    if den < 1e-12:
+        return None
+    return float(-((a1 - a2) @ dv) / den)

@@ -1,0 +1,218 @@
+"""Cut play into shots at rest states and say what happened, in order (contract §8).
+
+Input: tracks (table mm per frame). A shot starts at the strike (the first ball to move
+with no contact to explain it: the cue ball) and ends when every ball has been still
+for the settle window. Balls carried by a hand (moving while hidden) and balls that
+appear (re-spotted) make no shot. Event times are interpolated between frames and
+reported at the nearest frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from contract.events import Event, EventType
+from contract.match import FrameTime, Shot
+from contract.tables import TableSpec
+from contract.tracks import Tracks
+from vision.events import EventFinder
+from vision.motion import Movement, movements
+from vision.series import Series, moving_mask, rest_position, series_from_tracks
+
+
+@dataclass(frozen=True)
+class ShotSettings:
+    """Thresholds (mm, seconds). ``move_mm``: two-frame displacement that counts as
+    motion; ``rest_mm``: distance from the rest position within which a ball is at
+    rest; ``settle_s``: stillness that ends a shot; ``hang_s``: how long after the
+    rest state a ball in a pocket mouth may still drop (rule 22)."""
+
+    move_mm: float = 1.5
+    rest_mm: float = 0.6
+    settle_s: float = 0.5
+    kink_abs_mm: float = 3.0
+    kink_rel: float = 0.12
+    hang_s: float = 3.0
+    early_strike_mm_per_frame: float = 12.0
+
+
+@dataclass(frozen=True)
+class CutResult:
+    """Shots found, and events outside any shot (hand moves are not events)."""
+
+    shots: tuple[Shot, ...]
+    loose_events: tuple[Event, ...]
+
+
+def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
+    frame = int(round(series.first + f))
+    t = (series.first + f) / series.fps
+    return Event(frame=frame, t=round(max(t, 0.0), 4), type=type_, **kw)
+
+
+def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Movement]:
+    mask = moving_mask(series.xy, s.move_mm) & series.present()
+    out: list[Movement] = []
+    for b, ident in enumerate(series.ids):
+        out += movements(
+            ident,
+            series.xy[b],
+            series.visible[b],
+            mask[b],
+            eps=s.rest_mm,
+            abs_thr=s.kink_abs_mm,
+            rel_thr=s.kink_rel,
+        )
+    return sorted(out, key=lambda m: m.start_f)
+
+
+def _group(moves: list[Movement], settle: float) -> list[list[Movement]]:
+    """Group movements into shots: a movement starting more than ``settle`` frames
+    after everything stopped opens a new shot."""
+    groups: list[list[Movement]] = []
+    end = -1e9
+    for m in moves:
+        if m.hidden:
+            continue
+        if not groups or m.start_f > end + settle:
+            groups.append([m])
+            end = m.stop_f
+        else:
+            groups[-1].append(m)
+            end = max(end, m.stop_f)
+    return groups
+
+
+def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
+    """A lone ball that leaves its rest in a pocket mouth and drops: the pocket's name."""
+    if len(g) != 1 or not g[0].gone:
+        return None
+    m = g[0]
+    r = table.ball_radius
+    for p in table.pockets:
+        near = np.hypot(m.start_at[0] - p.x, m.start_at[1] - p.y) < p.mouth_mm / 2 + 2 * r
+        if near and np.hypot(m.stop_at[0] - m.start_at[0], m.stop_at[1] - m.start_at[1]) < 3 * r:
+            return p.name
+    return None
+
+
+def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
+    """Shots with events and rest positions from dense series."""
+    s = settings or ShotSettings()
+    settle = s.settle_s * series.fps
+    moves = _all_movements(series, table, s)
+    groups = _group(moves, settle)
+    finder = EventFinder(series, table, s)
+    shots: list[Shot] = []
+    loose: list[Event] = []
+    prev_end = -1e9
+    for g in groups:
+        pocket = _is_hanging_drop(g, table)
+        if pocket and shots and g[0].start_f - prev_end <= s.hang_s * series.fps:
+            ev = _ev(series, g[0].stop_f, EventType.HANGING_DROP, ball=g[0].ball, pocket=pocket)
+            last = shots[-1]
+            rest = {k: v for k, v in last.rest.items() if k != g[0].ball}
+            shots[-1] = last.model_copy(update={"events": (*last.events, ev), "rest": rest})
+            continue
+        events, cue = finder.shot_events(g)
+        start_f = min(m.start_f for m in g)
+        end_f = max(m.stop_f for m in g)
+        prev_end = end_f
+        shots.append(_make_shot(series, len(shots) + 1, start_f, end_f, cue, events, settle))
+    return CutResult(tuple(shots), tuple(loose))
+
+
+def _make_shot(
+    series: Series, index: int, start_f: float, end_f: float, cue: str | None, events, settle: float
+) -> Shot:
+    fs = int(round(start_f))
+    fe = int(round(end_f))
+    lo, hi = max(0, fe), min(series.n_frames, fe + max(2, int(settle)))
+    rest: dict[str, tuple[float, float]] = {}
+    for b, ident in enumerate(series.ids):
+        if hi <= lo:
+            break
+        p = rest_position(series.xy[b, lo:hi])
+        if np.isfinite(p[0]):
+            rest[ident] = (round(float(p[0]), 1), round(float(p[1]), 1))
+    ft = lambda f: FrameTime(frame=series.first + f, t=round((series.first + f) / series.fps, 4))  # noqa: E731
+    return Shot(
+        index=index,
+        start=ft(max(fs, 0)),
+        end=ft(max(fe, 0)),
+        cue_ball=cue,
+        events=tuple(sorted(events, key=lambda e: (e.frame, e.t))),
+        rest=rest,
+    )
+
+
+def cut_tracks(
+    tracks: Tracks, table: TableSpec, fps: float | None = None, settings: ShotSettings | None = None
+) -> CutResult:
+    """Shots from TRACKS rows (contract §7)."""
+    return cut_series(series_from_tracks(tracks, fps), table, settings)
+
+
+class LiveShotCutter:
+    """Streaming shot cutting: feed every frame's positions, get each shot as soon as
+    its rest state is confirmed (the settle window after the last ball stopped).
+
+    ``update`` is called every frame, empty or not; it keeps a bounded buffer (the
+    current shot plus a pre-roll) and runs the same cutting as :func:`cut_series` on it.
+    """
+
+    def __init__(self, table: TableSpec, fps: float, settings: ShotSettings | None = None) -> None:
+        self.table, self.fps = table, fps
+        self.s = settings or ShotSettings()
+        self._rows: list[tuple[int, float, str, float, float, int]] = []
+        self._frames: list[int] = []
+        self._last: dict[str, tuple[float, float]] = {}
+        self._still_since: int | None = None
+        self._active = False
+        self._emitted = 0
+        self._preroll = int(self.fps * 1.0)
+
+    def update(self, frame: int, positions: dict[str, tuple[float, float, bool]]) -> list[Shot]:
+        """Add one frame (id -> (x mm, y mm, visible)); return shots completed now."""
+        t = frame / self.fps
+        moved = False
+        for ident, (x, y, vis) in positions.items():
+            self._rows.append((frame, t, ident, x, y, int(vis)))
+            p = self._last.get(ident)
+            if p is not None and vis and np.hypot(x - p[0], y - p[1]) > self.s.move_mm / 2:
+                moved = True
+            if vis:
+                self._last[ident] = (x, y)
+        self._frames.append(frame)
+        if moved:
+            self._active, self._still_since = True, None
+        elif self._still_since is None:
+            self._still_since = frame
+        settled = (
+            self._active
+            and self._still_since is not None
+            and frame - self._still_since >= self.s.settle_s * self.fps
+        )
+        if not settled:
+            self._trim()
+            return []
+        self._active = False
+        tracks = Tracks.from_rows([(*r, None, None) for r in self._rows])
+        cut = cut_tracks(tracks, self.table, self.fps, self.s)
+        shots = [
+            s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(cut.shots)
+        ]
+        self._emitted += len(shots)
+        keep_from = frame - self._preroll
+        self._rows = [r for r in self._rows if r[0] >= keep_from]
+        return shots
+
+    def _trim(self) -> None:
+        """Drop rows older than the pre-roll while nothing is moving."""
+        if self._active or not self._rows:
+            return
+        keep_from = self._frames[-1] - self._preroll
+        if self._rows[0][0] < keep_from - self._preroll:
+            self._rows = [r for r in self._rows if r[0] >= keep_from]

@@ -1,0 +1,90 @@
+"""Explain one foreground blob as touching balls, a motion smear, or an actor.
+
+Work-image pixels throughout (the detector's downscaled image); ``r`` is the
+expected ball radius there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+MAX_BALLS_PER_BLOB = 30
+
+
+@dataclass(frozen=True)
+class BlobFit:
+    """``centres`` (K,2) work px relative to the crop; ``smear`` a motion-blurred ball;
+    ``actor`` no set of disks explains the blob (arm, cue, body)."""
+
+    centres: np.ndarray
+    smear: bool = False
+    actor: bool = False
+    residual: float = 0.0
+
+
+def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, float]:
+    """(xor area + overlap area, unexplained fraction of the blob) of disks vs the mask."""
+    h, w = mask.shape
+    gy, gx = np.mgrid[0:h, 0:w]
+    cover = np.zeros((h, w), np.int16)
+    for c in centres:
+        cover += ((gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r).astype(np.int16)
+    m = mask > 0
+    union = cover > 0
+    xor = np.count_nonzero(m ^ union)
+    overlap = np.count_nonzero(cover > 1)
+    unexplained = np.count_nonzero(m & ~union) / max(1, np.count_nonzero(m))
+    return float(xor + overlap), float(unexplained)
+
+
+def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
+    if k == 1:
+        return pts.mean(axis=0, keepdims=True)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.02)
+    cv2.setRNGSeed(12345)
+    _, _, centres = cv2.kmeans(pts, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    return centres.astype(float)
+
+
+def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """(major, minor) full lengths (px) of the blob's equivalent ellipse and its centroid."""
+    m = cv2.moments(mask, binaryImage=True)
+    if m["m00"] <= 0:
+        return 0.0, 0.0, np.zeros(2)
+    c = np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
+    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / m["m00"]
+    ev = np.sort(np.linalg.eigvalsh(cov))[::-1]
+    return 4.0 * np.sqrt(max(ev[0], 0.0)), 4.0 * np.sqrt(max(ev[1], 0.0)), c
+
+
+def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
+    """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px."""
+    ys, xs = np.nonzero(mask)
+    pts = np.c_[xs, ys].astype(np.float32)
+    area = len(pts)
+    ball_area = np.pi * r * r
+    n_est = area / ball_area
+    major, minor, centroid = _axes(mask)
+    if n_est > MAX_BALLS_PER_BLOB:
+        return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
+    lo = max(1, int(np.floor(n_est * 0.75)))
+    hi = max(lo, int(np.ceil(n_est * 1.1)))
+    best: tuple[float, np.ndarray, float] | None = None
+    for k in range(lo, hi + 1):
+        c = _kmeans(pts, k)
+        cost, unexplained = _disk_cost(mask, c, r)
+        cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
+        if best is None or cost < best[0]:
+            best = (cost, c, unexplained)
+    _, centres, unexplained = best
+    if unexplained <= 0.12:
+        return BlobFit(centres, residual=unexplained)
+    # A single elongated blob about one ball wide: a ball smeared by motion.
+    if n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
+        return BlobFit(centroid.reshape(1, 2), smear=True, residual=unexplained)
+    if unexplained <= 0.25 and n_est <= 3:
+        return BlobFit(centres, residual=unexplained)
+    return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained)
