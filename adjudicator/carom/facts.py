@@ -28,8 +28,8 @@ class ShotFacts:
 
     ``cue``: the ball the striker struck; ``own``: his own ball (rule 4.4); ``obj``: the
     players' ball that is not ``cue`` (the opponent's ball on a legal stroke);
-    ``first_touch``: what the cue ball touched first: ``object``, ``red``, ``skittle`` or
-    None; ``knocked``: skittle -> the ball that started its fall (None when unknown), in
+    ``first_touch``: what the cue ball touched first: ``object``, ``red``, ``skittle`` (knocked
+    one over), ``ball`` (the other players' ball when the red was struck) or None; ``knocked``: skittle -> the ball that started its fall (None when unknown), in
     falling order; ``cue_on_red`` / ``object_on_red``: the caroms of rules 5.5 / 5.6
     (after the cue ball's first contact with ``obj``); ``off_table``: balls that left
     the table; ``early`` / ``touched``: the camera saw an early strike / a touched ball.
@@ -99,12 +99,9 @@ def analyse(state: MatchState, shot: Shot) -> ShotFacts:
                 ball = next(iter(pair - {s}), None)
                 if ball in BALLS:
                     last_hit[s] = ball
-            if cue in pair:
+            if cue in pair and not pair & set(SKITTLES):  # a skittle merely touched: 12.5
                 o = next(iter(pair - {cue}), cue)
-                kind = (
-                    "object" if o == obj else "red" if o == RED
-                    else "skittle" if o in SKITTLES else "ball"
-                )  # fmt: skip
+                kind = "object" if o == obj else "red" if o == RED else "ball"
                 if first is None:
                     first = kind
                 if kind == "object" and obj_at is None:
