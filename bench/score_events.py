@@ -6,6 +6,7 @@ are mapped to truth ids with an :class:`~bench.score_ids.IdMap` before comparing
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -260,19 +261,23 @@ def extend_ids_by_events(
     left_t = sorted({i for e in te for i in e.ids if is_white(i) and i not in taken})
     if not left_p or not left_t:
         return ids
+    frames = [e.frame for e in te]
+    col = {t: c for c, t in enumerate(left_t)}
     votes = np.zeros((len(left_p), len(left_t)))
     for r, p in enumerate(left_p):
         for e in (e for e in pe if p in e.ids):
-            for t_ev in te:
-                if abs(t_ev.frame - e.frame) > window or t_ev.type != e.type:
-                    continue
-                for c, t in enumerate(left_t):
-                    if t in t_ev.ids:
-                        m = dict(ids.pairs) | {p: t}
-                        votes[r, c] += compatible(map_event(e, lambda i, m=m: m.get(i, i)), t_ev)
+            lo, hi = bisect_left(frames, e.frame - window), bisect_right(frames, e.frame + window)
+            for t_ev in te[lo:hi]:
+                for t in (t for t in t_ev.ids if t in col and t_ev.type == e.type):
+                    m = dict(ids.pairs) | {p: t}
+                    votes[r, col[t]] += compatible(
+                        map_event(e, lambda i, m=m: m.get(i, ids(i))), t_ev
+                    )
     pairs = dict(ids.pairs)
     for r, c in assign(-votes, votes > 0):
         pairs[left_p[r]] = left_t[c]
+    if len(pairs) == len(ids.pairs):
+        return ids
     unmapped = tuple(i for i in ids.unmapped if i not in pairs)
     return replace(ids, pairs=pairs, source=ids.source + "+events", unmapped=unmapped)
 
