@@ -71,6 +71,8 @@ def truth_moving(tr: Tracks, threshold_mm: float = MOVING_MM) -> np.ndarray:
 
 
 def _by_frame(tr: Tracks) -> dict[int, np.ndarray]:
+    if len(tr) == 0:
+        return {}
     order = np.argsort(tr.frame, kind="stable")
     frames, starts = np.unique(tr.frame[order], return_index=True)
     return {int(f): g for f, g in zip(frames, np.split(order, starts[1:]), strict=True)}

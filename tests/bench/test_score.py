@@ -257,3 +257,18 @@ def test_report_json_is_plain(truth: Match) -> None:
     assert back["events"]["first_contact"] == 1.0
     assert back["rest"]["numbers_read"] == 1.0
     assert np.isclose(back["verdicts"]["share"], 1.0)
+
+
+@pytest.mark.parametrize(
+    ("side", "recall", "precision", "f1", "invented"),
+    [("pred", 0.0, None, 0.0, 0), ("truth", None, 0.0, 0.0, 2), ("both", None, None, None, 0)],
+)
+def test_empty_matches(truth: Match, side, recall, precision, f1, invented) -> None:
+    empty = Match(game="pyramid-free", table="pyramid-12ft")
+    pred = empty if side in ("pred", "both") else truth
+    tru = empty if side in ("truth", "both") else truth
+    r = score_match(pred, tru)
+    assert (r.shots.recall, r.shots.precision) == (recall, precision)
+    assert r.events.overall.f1 == f1
+    assert r.events.pockets_invented == invented
+    assert r.table().startswith("shots")

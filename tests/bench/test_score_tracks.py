@@ -162,3 +162,20 @@ def test_calibration_with_distortion_against_itself(truth_calib: Calibration) ->
     assert s.error.max < 1e-3
     off = score_calibration(truth_calib, c)  # the distortion ignored: a real error
     assert off.error.max > 1.0
+
+
+@pytest.mark.parametrize(
+    ("side", "coverage", "false_rows", "false_share"),
+    [("pred", 0.0, 0, None), ("truth", None, 400, 1.0), ("both", None, 0, None)],
+)
+def test_empty_tracks(truth_tracks, side, coverage, false_rows, false_share) -> None:
+    empty = Tracks.from_rows([])
+    pred = empty if side in ("pred", "both") else truth_tracks
+    tru = empty if side in ("truth", "both") else truth_tracks
+    s = score_tracks(pred, tru)
+    assert (s.coverage, s.false_rows, s.false_share, s.switches) == (
+        coverage,
+        false_rows,
+        false_share,
+        0,
+    )
