@@ -50,8 +50,12 @@ def _load(name: str) -> TableSpec:
     return t
 
 
-def _names(ids: tuple[str, ...]) -> str:
-    return ", ".join(ids)
+SKITTLE_RU = {"centre": "центральная", "front": "передняя", "back": "задняя",
+              "left": "левая", "right": "правая"}  # fmt: skip
+
+
+def _names(ids: tuple[str, ...], ru: bool = False) -> str:
+    return ", ".join(SKITTLE_RU[i] if ru else i for i in ids)
 
 
 class Carom5Pin:
@@ -227,7 +231,7 @@ class Carom5Pin:
         return Verdict(
             legal=not fouls,
             fouls=tuple(r.code for r in fouls),
-            scored={striker: 0, opp: 0} | {gainer: pts},
+            scored={"A": 0, "B": 0} | {gainer: pts},
             next=opp,
             respot=tuple(Respot(id=b, at=p) for b, p in ball_spots.items()) + skittle_respots,
             rule_refs=tuple(dict.fromkeys(refs)),
@@ -267,11 +271,11 @@ class Carom5Pin:
     def _score_reasons(f: F.ShotFacts, skit: int, carom: int) -> list[dict[str, str]]:
         out = []
         if skit:
-            n = _names(f.knocked_ids)
+            n, rn = _names(f.knocked_ids), _names(f.knocked_ids, ru=True)
             out.append(
                 reason(
                     "carom:8.1",
-                    f"Сбиты фишки ({n}): {skit} очк.",
+                    f"Сбиты фишки ({rn}): {skit} очк.",
                     f"Skittles down ({n}): {skit} points",
                 )
             )
