@@ -1,0 +1,292 @@
+"""Multi-ball tracker in table mm: constant-velocity Kalman filters, Hungarian assignment.
+
+Call :meth:`Tracker.update` once per frame with that frame's
+:class:`~vision.detect.Detections` (empty or not). It returns the TRACKS.csv rows
+(contract §7) that the update produced: this frame's rows of every confirmed ball
+(``visible=0`` and no ``u``,``v`` when predicted through an occlusion), and, when a
+new ball is confirmed, its rows of the frames before. :meth:`Tracker.finish` flushes
+what is still pending at the end of the video.
+
+Identities belong to the tracker instance: names follow contract §3 (``yellow`` /
+``w1``, ``w2`` … for pyramid; ``white`` / ``yellow`` / ``red`` for carom; ``cue`` and
+colour names with a count on pool and snooker tables). A ball that disappears near
+a pocket mouth while moving toward it is *pocketed* and ends at once; one that
+disappears near an actor (arm, cue, body) or at rest is *occluded* and coasts at its
+predicted position; a ball that reappears where no track is expecting it takes the
+name of a lost ball of the same class (a hand re-spotting a ball).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from contract.tables import TableSpec
+from contract.tracks import Tracks
+from vision.detect import Detections
+
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class TrackerConfig:
+    """Tuning, in mm, seconds and frames."""
+
+    accel_mm_s2: float = 30000.0  # process noise: balls collide and bounce
+    meas_mm: float = 1.5  # measurement noise (sharp ball)
+    blur_meas_mm: float = 8.0  # measurement noise (motion smear)
+    near_gate_balls: float = 1.3  # first pass gate around the prediction, in diameters
+    far_gate_balls: float = 6.0  # second pass (a break: five diameters in one frame)
+    confirm_hits: int = 3  # detections needed to confirm a new ball
+    confirm_window: int = 5  # ... within this many frames of its first detection
+    coast_moving_s: float = 0.5  # a moving ball lost in the open coasts this long
+    coast_occluded_s: float = 30.0  # a ball at rest or under an actor coasts this long
+    rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
+    pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
+
+
+@dataclass
+class _Track:
+    tid: int
+    x: np.ndarray  # [x, y, vx, vy] mm, mm/s
+    P: np.ndarray
+    first_frame: int
+    last_seen: int
+    last_t: float = 0.0
+    votes: Counter = field(default_factory=Counter)
+    hits: int = 1
+    name: str | None = None
+    state: str = "tentative"  # tentative | active | lost | pocketed
+    last_xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    last_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    occluded: bool = False
+    pending: list = field(default_factory=list)  # rows while tentative
+
+    @property
+    def cls(self) -> str:
+        return self.votes.most_common(1)[0][0] if self.votes else "white"
+
+
+class Tracker:
+    """Tracks the balls of one table; ids and names belong to this instance."""
+
+    def __init__(self, table: TableSpec, config: TrackerConfig | None = None) -> None:
+        self.table = table
+        self.cfg = config or TrackerConfig()
+        self.tracks: list[_Track] = []
+        self._next_tid = 1
+        self._name_counts: Counter = Counter()
+        self._last_t: float | None = None
+        self._frames_seen = 0
+
+    # ------------------------------------------------------------ kalman
+    def _predict(self, tr: _Track, dt: float) -> None:
+        F = np.eye(4)
+        F[0, 2] = F[1, 3] = dt
+        q = self.cfg.accel_mm_s2**2
+        G = np.array([[dt * dt / 2, 0], [0, dt * dt / 2], [dt, 0], [0, dt]])
+        tr.x = F @ tr.x
+        tr.P = F @ tr.P @ F.T + G @ G.T * q
+        if tr.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
+            tr.x[2:] *= 0.7
+
+    def _correct(self, tr: _Track, z: np.ndarray, sigma: float) -> None:
+        Hm = np.zeros((2, 4))
+        Hm[0, 0] = Hm[1, 1] = 1.0
+        S = Hm @ tr.P @ Hm.T + np.eye(2) * sigma**2
+        K = tr.P @ Hm.T @ np.linalg.inv(S)
+        tr.x = tr.x + K @ (z - Hm @ tr.x)
+        tr.P = (np.eye(4) - K @ Hm) @ tr.P
+
+    def _new_track(self, z: np.ndarray, cls: str, frame: int, t: float) -> _Track:
+        P = np.diag([4.0, 4.0, 4000.0**2, 4000.0**2])
+        tr = _Track(self._next_tid, np.r_[z, 0.0, 0.0], P, frame, frame, t, last_xy=z.copy())
+        self._next_tid += 1
+        tr.votes[cls] += 1
+        return tr
+
+    # ------------------------------------------------------------ names
+    def _free(self, name: str) -> bool:
+        return all(t.name != name for t in self.tracks)
+
+    def _counted(self, stem: str) -> str:
+        self._name_counts[stem] += 1
+        return f"{stem}{self._name_counts[stem]}"
+
+    def _name_for(self, cls: str) -> str:
+        kind = self.table.kind
+        if kind == "pyramid":
+            if cls == "yellow" and self._free("yellow"):
+                return "yellow"
+            return self._counted("w")
+        if kind == "carom":
+            return cls if self._free(cls) else self._counted(cls)
+        if cls == "white" and self._free("cue"):
+            return "cue"
+        return self._counted(cls)
+
+    # ------------------------------------------------------------ assignment
+    def _assign(
+        self,
+        tracks: list[_Track],
+        det: Detections,
+        cols: np.ndarray,
+        gate: float,
+        from_last: bool,
+        same_class: bool,
+    ) -> list[tuple[int, int]]:
+        if not tracks or len(cols) == 0:
+            return []
+        pred = np.array([t.x[:2] for t in tracks])
+        d = np.linalg.norm(pred[:, None, :] - det.xy[cols][None, :, :], axis=2)
+        if from_last:
+            last = np.array([t.last_xy for t in tracks])
+            d = np.minimum(d, np.linalg.norm(last[:, None, :] - det.xy[cols][None], axis=2))
+        mismatch = np.array([[t.cls != det.cls[c] for c in cols] for t in tracks])
+        cost = d + mismatch * 0.4 * self.table.ball_mm
+        if same_class:
+            cost[mismatch] = np.inf
+        cost[d > gate] = np.inf
+        big = 1e9
+        r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, big))
+        return [(i, int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
+
+    # ------------------------------------------------------------ update
+    def update(self, det: Detections) -> Tracks:
+        """Advance one frame with this frame's detections; return the rows it produced."""
+        self._frame = det.frame
+        self._frames_seen += 1
+        dt = 1 / 30 if self._last_t is None else max(1e-3, det.t - self._last_t)
+        self._last_t = det.t
+        live = [t for t in self.tracks if t.state in ("tentative", "active")]
+        for tr in live:
+            self._predict(tr, dt)
+        D = self.table.ball_mm
+        cols = np.arange(len(det))
+        pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, False, False)
+        used_t = {i for i, _ in pairs}
+        used_d = {j for _, j in pairs}
+        rest_t = [i for i in range(len(live)) if i not in used_t and live[i].state == "active"]
+        rest_d = np.array([j for j in cols if j not in used_d], int)
+        far = self._assign(
+            [live[i] for i in rest_t], det, rest_d, self.cfg.far_gate_balls * D, True, True
+        )
+        pairs += [(rest_t[i], j) for i, j in far]
+        rows: list[tuple] = []
+        matched = {}
+        for i, j in pairs:
+            tr = live[i]
+            matched[id(tr)] = j
+            sigma = self.cfg.blur_meas_mm if det.blurred[j] else self.cfg.meas_mm
+            self._correct(tr, det.xy[j], sigma)
+            tr.last_v = tr.x[2:].copy()
+            tr.last_xy = det.xy[j].copy()
+            tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
+            tr.occluded = False
+            tr.votes[det.cls[j]] += 1
+        for tr in live:
+            if id(tr) not in matched:
+                self._missed(tr, det)
+        for j in cols:
+            if j not in used_d and j not in {jj for _, jj in far}:
+                self.tracks.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
+                matched[id(self.tracks[-1])] = j
+        for tr in self.tracks:
+            if tr.state not in ("tentative", "active"):
+                continue
+            j = matched.get(id(tr))
+            row = self._row(tr, det, j)
+            if tr.state == "tentative":
+                tr.pending.append(row)
+                if tr.hits >= self.cfg.confirm_hits:
+                    rows += self._confirm(tr)
+                elif det.frame - tr.first_frame >= self.cfg.confirm_window:
+                    tr.state = "dropped"
+            else:
+                rows.append((*row[:2], tr.name, *row[3:]))
+        self.tracks = [t for t in self.tracks if t.state != "dropped"]
+        return Tracks.from_rows(rows)
+
+    def _row(self, tr: _Track, det: Detections, j: int | None) -> tuple:
+        if j is None:
+            return (det.frame, det.t, tr.name, tr.x[0], tr.x[1], 0, None, None)
+        u, v = det.uv[j]
+        return (
+            det.frame,
+            det.t,
+            tr.name,
+            float(det.xy[j, 0]),
+            float(det.xy[j, 1]),
+            1,
+            None if np.isnan(u) else u,
+            None if np.isnan(v) else v,
+        )
+
+    def _missed(self, tr: _Track, det: Detections) -> None:
+        if tr.state == "tentative":
+            tr.state = "dropped"
+            return
+        cfg, D = self.cfg, self.table.ball_mm
+        age_s = det.t - tr.last_t
+        speed = float(np.linalg.norm(tr.last_v))
+        near_actor = any(
+            a[0] - D <= tr.x[0] <= a[2] + D and a[1] - D <= tr.x[1] <= a[3] + D for a in det.actors
+        )
+        tr.occluded = tr.occluded or near_actor
+        if det.frame - tr.last_seen <= 2 and self._into_pocket(tr, speed):
+            tr.state = "pocketed"
+            return
+        R = self.table.ball_radius
+        if not self.table.on_surface(tr.x[0], tr.x[1], margin=-2 * R):
+            tr.state = "lost"
+            return
+        limit = (
+            cfg.coast_occluded_s
+            if (tr.occluded or speed < cfg.rest_speed_mm_s)
+            else cfg.coast_moving_s
+        )
+        if age_s > limit:
+            tr.state = "lost"
+
+    def _into_pocket(self, tr: _Track, speed: float) -> bool:
+        reach = self.cfg.pocket_reach_balls * self.table.ball_mm
+        for p in self.table.pockets:
+            c = np.asarray(p.centre)
+            to = c - tr.last_xy
+            dist = float(np.linalg.norm(to))
+            if dist > p.mouth_mm / 2 + reach:
+                continue
+            toward = speed > self.cfg.rest_speed_mm_s and float(to @ tr.last_v) > 0
+            if toward or dist <= p.mouth_mm / 2 + self.table.ball_radius:
+                return True
+        return False
+
+    def _confirm(self, tr: _Track) -> list[tuple]:
+        cls = tr.cls
+        lost = [t for t in self.tracks if t.state in ("lost", "pocketed") and t.cls == cls]
+        if lost:  # a re-spotted ball: the nearest lost one of its class
+            old = min(lost, key=lambda t: float(np.linalg.norm(t.last_xy - tr.x[:2])))
+            tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes
+            old.state = "dropped"
+        else:
+            tr.name = self._name_for(cls)
+        tr.state = "active"
+        rows = [(*r[:2], tr.name, *r[3:]) for r in tr.pending]
+        tr.pending = []
+        return rows
+
+    def finish(self) -> Tracks:
+        """End of the video: confirm new balls seen in every frame since they appeared
+        (a still image is a one-frame video) and return their rows."""
+        rows: list[tuple] = []
+        for tr in self.tracks:
+            if tr.state == "tentative" and tr.last_seen == self._frame:
+                rows += self._confirm(tr)
+        return Tracks.from_rows(rows)
+
+    def names(self) -> dict[str, str]:
+        """Name -> state (active, lost, pocketed) of every confirmed ball."""
+        return {t.name: t.state for t in self.tracks if t.name is not None}
