@@ -1,0 +1,243 @@
+"""What the routes do: matches, shots and referee corrections over the repository.
+
+Every change is one transaction: the stored shot, an audit row (who, when, what, before,
+after) and the event log rows the SSE streams send. The state is recomputed through
+:mod:`service.judging` from the stored shots and cached by ``rev`` (the match's last event
+id, which grows on every change and survives a restart).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contract.match import RefereeInput, Shot
+from contract.tables import load_table
+from service.broker import Broker
+from service.db import Database, MatchRow
+from service.judging import Judged, judge
+from service.texts import verdict_text
+
+
+class NotFound(LookupError):
+    """-> 404 with this message."""
+
+
+class Conflict(Exception):
+    """-> 409 with this message."""
+
+
+class Unprocessable(ValueError):
+    """-> 422 with this message (the adjudicator or the table spec refuses the input)."""
+
+
+@dataclass(frozen=True)
+class Current:
+    match: MatchRow
+    judged: Judged
+    rev: int
+
+
+class MatchService:
+    def __init__(self, db: Database, broker: Broker | None = None) -> None:
+        self.db = db
+        self.broker = broker or Broker()
+        self._cache: dict[int, Current] = {}
+        self._cache_lock = threading.Lock()
+
+    # -- reading --------------------------------------------------------------------------
+    def match(self, match_id: int) -> MatchRow:
+        m = self.db.match(match_id)
+        if m is None:
+            raise NotFound(f"match {match_id} not found")
+        return m
+
+    def current(self, match_id: int) -> Current:
+        """The match, its judged shots and state at the latest rev (cached)."""
+        rev = self.db.last_event_id(match_id)
+        with self._cache_lock:
+            c = self._cache.get(match_id)
+        if c is not None and c.rev == rev:
+            return c
+        with self.db.write():  # a consistent snapshot (no writer in between)
+            m = self.match(match_id)
+            rev = self.db.last_event_id(match_id)
+            shots = [s.shot for s in self.db.shots(match_id)]
+        try:
+            j = judge(m.settings, shots)
+        except ValueError as e:
+            raise Unprocessable(f"match {match_id}: {str(e).splitlines()[0]}") from None
+        c = Current(m, j, rev)
+        with self._cache_lock:
+            self._cache[match_id] = c
+        return c
+
+    def state_json(self, match_id: int) -> dict:
+        c = self.current(match_id)
+        st = c.judged.state.to_json()
+        names = c.match.settings["players"]
+        v = c.judged.state.last_verdict
+        return {
+            "match_id": match_id,
+            "rev": c.rev,
+            **st,
+            "pending_call": c.match.pending.get("call"),
+            "last_verdict_text": {lang: verdict_text(v, lang, names) for lang in ("ru", "en")},
+        }
+
+    # -- writing --------------------------------------------------------------------------
+    def create_match(self, data: dict, who: str) -> MatchRow:
+        """``data``: a validated MatchIn dump. The table spec defaults to the table's."""
+        if data.get("table_id") is not None:
+            t = self.db.table(data["table_id"])
+            if t is None:
+                raise NotFound(f"table {data['table_id']} not found")
+            data.setdefault("table", None)
+            data["table"] = data["table"] or t.spec
+        data["table"] = data.get("table") or (
+            "carom-match" if str(data["game"]).startswith("carom") else "pyramid-12ft"
+        )
+        try:
+            load_table(data["table"])
+        except ValueError as e:
+            raise Unprocessable(str(e).splitlines()[0]) from None
+        data["breaker_player"] = None if data["breaker"] == "lag" else data["breaker"]
+        try:  # the adjudicator must accept the settings before anything is stored
+            judge(data, [])
+        except ValueError as e:
+            raise Unprocessable(str(e).splitlines()[0]) from None
+        with self.db.write():
+            m = self.db.add_match(data.get("table_id"), data)
+            self.db.add_audit(m.id, None, who, "create_match", None, data)
+            self.db.add_event("match", {"match": m.id, "settings": data}, m.id, m.table_id)
+            self._state_event(m.id)
+        self.broker.publish()
+        return self.match(m.id)
+
+    def add_shot(self, match_id: int, shot: dict, who: str) -> tuple[int, Judged]:
+        """Store a shot (a contract §8 shot as JSON; index optional) after the adjudicator
+        accepts it. A pending classic call goes into its referee input."""
+        with self.db.write():
+            m = self.match(match_id)
+            last = self.db.last_shot_index(match_id)
+            idx = shot.get("index") or last + 1
+            if idx != last + 1:
+                raise Conflict(
+                    f"match {match_id}: shot index {idx} out of order; the next is {last + 1}"
+                )
+            shot = {**shot, "index": idx}
+            call = m.pending.get("call")
+            if call:
+                ref = dict(shot.get("referee") or {})
+                ref.setdefault("call", call)
+                shot["referee"] = ref
+            shot = Shot.model_validate(shot).model_dump(mode="json", exclude_none=True)
+            stored = [s.shot for s in self.db.shots(match_id)]
+            j = self._judge(m, [*stored, shot])
+            self.db.add_shot(match_id, idx, shot)
+            if call:
+                self.db.set_pending(match_id, {k: v for k, v in m.pending.items() if k != "call"})
+            judged_shot = j.match.shots[-1].model_dump(mode="json", exclude_none=True)
+            self.db.add_event(
+                "shot", {"match": match_id, "shot": judged_shot}, match_id, m.table_id
+            )
+            self._state_event(match_id, j)
+        self.broker.publish()
+        return idx, j
+
+    def correct(
+        self,
+        match_id: int,
+        shot_idx: int | None,
+        action: str,
+        change: Callable[[RefereeInput], RefereeInput],
+        who: str,
+    ) -> Judged:
+        """Apply a referee correction to one shot's referee input (default: the last shot),
+        audit it, recompute the state. 409 when the match has no such shot."""
+        with self.db.write():
+            m = self.match(match_id)
+            rows = self.db.shots(match_id)
+            if not rows:
+                raise Conflict(f"match {match_id} has no shot yet to correct")
+            idx = rows[-1].idx if shot_idx is None else shot_idx
+            pos = next((i for i, r in enumerate(rows) if r.idx == idx), None)
+            if pos is None:
+                raise NotFound(f"match {match_id} has no shot {idx}")
+            shot = rows[pos].shot
+            before_ref = RefereeInput.model_validate(shot.get("referee") or {})
+            after_ref = change(before_ref)
+            new_shot = {**shot, "referee": after_ref.model_dump(mode="json", exclude_none=True)}
+            shots = [r.shot for r in rows]
+            old = self.current(match_id).judged
+            shots[pos] = new_shot
+            j = self._judge(m, shots)
+            self.db.replace_shot(match_id, idx, new_shot)
+            before = {"referee": _dump(before_ref), "verdict": _verdict(old, pos)}
+            after = {"referee": _dump(after_ref), "verdict": _verdict(j, pos)}
+            self.db.add_audit(match_id, idx, who, action, before, after)
+            data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
+            self.db.add_event("referee", data, match_id, m.table_id)
+            self._state_event(match_id, j)
+        self.broker.publish()
+        return j
+
+    def set_pending_call(self, match_id: int, call: dict, who: str) -> None:
+        with self.db.write():
+            m = self.match(match_id)
+            self.db.set_pending(match_id, {**m.pending, "call": call})
+            self.db.add_audit(match_id, None, who, "call", m.pending.get("call"), call)
+            self.db.add_event(
+                "referee", {"match": match_id, "action": "call", "call": call}, match_id, m.table_id
+            )
+            self._state_event(match_id)
+        self.broker.publish()
+
+    def set_lag(self, match_id: int, winner: str, who: str) -> None:
+        """The lag's winner breaks; only before the first shot."""
+        with self.db.write():
+            m = self.match(match_id)
+            if self.db.last_shot_index(match_id):
+                raise Conflict(f"match {match_id}: the lag is settled before the first shot")
+            settings = {**m.settings, "breaker_player": winner}
+            self.db.set_match_settings(match_id, settings)
+            self.db.add_audit(match_id, None, who, "lag", m.settings.get("breaker_player"), winner)
+            self.db.add_event(
+                "referee",
+                {"match": match_id, "action": "lag", "winner": winner},
+                match_id,
+                m.table_id,
+            )
+            self._state_event(match_id)
+        self.broker.publish()
+
+    # -- helpers --------------------------------------------------------------------------
+    def _judge(self, m: MatchRow, shots: list[dict]) -> Judged:
+        try:
+            return judge(m.settings, shots)
+        except ValueError as e:
+            raise Unprocessable(f"the adjudicator refuses it: {str(e).splitlines()[0]}") from None
+
+    def _state_event(self, match_id: int, j: Judged | None = None) -> None:
+        """Append the state event (inside the caller's transaction) and refresh the cache."""
+        m = self.match(match_id)
+        if j is None:
+            j = self._judge(m, [s.shot for s in self.db.shots(match_id)])
+        rev = self.db.add_event(
+            "state", {"match": match_id, "state": j.state.to_json()}, match_id, m.table_id
+        )
+        with self._cache_lock:
+            self._cache[match_id] = Current(m, j, rev)
+
+
+def _dump(r: RefereeInput) -> dict:
+    return r.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+def _verdict(j: Judged, pos: int) -> dict | None:
+    if pos >= len(j.match.shots):
+        return None
+    s = j.match.shots[pos]
+    v = s.referee.verdict if s.referee and s.referee.verdict else s.verdict
+    return None if v is None else v.model_dump(mode="json", exclude_none=True)

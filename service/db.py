@@ -1,0 +1,402 @@
+"""Persistence: SQLite through the standard library, every SQL statement of the service.
+
+WAL journal with ``synchronous=FULL``: a change is on disk when its request returns, so
+``kill -9`` loses nothing that was recorded. Schema migrations are a versioned list applied
+at start (``PRAGMA user_version``). The repository returns frozen values, never rows.
+One connection guarded by a lock (the API process is the only writer).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first schema
+    """
+    CREATE TABLE tables (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        source TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        calibration TEXT,
+        created REAL NOT NULL
+    );
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        table_id INTEGER REFERENCES tables(id),
+        settings TEXT NOT NULL,
+        pending TEXT NOT NULL DEFAULT '{}',
+        created REAL NOT NULL
+    );
+    CREATE TABLE shots (
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        idx INTEGER NOT NULL,
+        shot TEXT NOT NULL,
+        created REAL NOT NULL,
+        PRIMARY KEY (match_id, idx)
+    );
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        match_id INTEGER NOT NULL REFERENCES matches(id),
+        shot_idx INTEGER,
+        at REAL NOT NULL,
+        who TEXT NOT NULL,
+        action TEXT NOT NULL,
+        before TEXT,
+        after TEXT
+    );
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        match_id INTEGER,
+        table_id INTEGER,
+        at REAL NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL
+    );
+    CREATE INDEX events_match ON events(match_id, id);
+    CREATE INDEX events_table ON events(table_id, id);
+    CREATE TABLE replays (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        video TEXT NOT NULL,
+        game TEXT NOT NULL,
+        spec TEXT,
+        status TEXT NOT NULL,
+        progress REAL NOT NULL DEFAULT 0,
+        error TEXT,
+        result TEXT,
+        annotated TEXT,
+        created REAL NOT NULL,
+        updated REAL NOT NULL
+    );
+    """,
+)
+
+
+def _j(v: Any) -> str | None:
+    return None if v is None else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def _l(s: str | None) -> Any:
+    return None if s is None else json.loads(s)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    id: int
+    name: str
+    source: str
+    spec: str
+    calibration: dict | None
+    created: float
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A match; ``settings`` holds game, table spec, players, race_to, penalty, target,
+    breaker, start score (the create request, validated); ``pending`` a classic call
+    made before its shot exists."""
+
+    id: int
+    table_id: int | None
+    settings: dict
+    pending: dict
+    created: float
+
+
+@dataclass(frozen=True)
+class ShotRow:
+    match_id: int
+    idx: int
+    shot: dict  # a contract §8 shot as JSON, with the referee's input
+    created: float
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    id: int
+    match_id: int
+    shot_idx: int | None
+    at: float
+    who: str
+    action: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    match_id: int | None
+    table_id: int | None
+    at: float
+    kind: str
+    data: dict
+
+
+@dataclass(frozen=True)
+class ReplayRow:
+    id: int
+    video: str
+    game: str
+    spec: str | None
+    status: str  # queued | running | done | failed
+    progress: float  # 0..1
+    error: str | None
+    result: str | None
+    annotated: str | None
+    created: float
+    updated: float
+
+
+class Database:
+    """The repository. ``with db.write():`` groups statements into one transaction."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if str(self.path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._c = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as e:
+            raise ValueError(f"{self.path}: cannot open the database: {e}") from None
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._c.execute("PRAGMA journal_mode=WAL")
+        self._c.execute("PRAGMA synchronous=FULL")
+        self._c.execute("PRAGMA foreign_keys=ON")
+        self._c.execute("PRAGMA busy_timeout=5000")
+        self.migrate()
+
+    # -- plumbing -------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._c.close()
+
+    @property
+    def version(self) -> int:
+        return int(self._q1("PRAGMA user_version")[0])
+
+    def migrate(self) -> None:
+        """Apply every migration newer than the file's ``user_version``, each in a transaction."""
+        with self._lock:
+            have = self.version
+            if have > len(MIGRATIONS):
+                raise ValueError(
+                    f"{self.path}: database schema v{have} is newer than this tablemon "
+                    f"(v{len(MIGRATIONS)})"
+                )
+            for n, sql in enumerate(MIGRATIONS[have:], start=have + 1):
+                self._c.execute("BEGIN IMMEDIATE")
+                try:
+                    for stmt in sql.split(";"):
+                        if stmt.strip():
+                            self._c.execute(stmt)
+                    self._c.execute(f"PRAGMA user_version={n}")
+                    self._c.execute("COMMIT")
+                except BaseException:
+                    self._c.execute("ROLLBACK")
+                    raise
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        """One transaction (re-entrant); also serialises read-modify-write sequences."""
+        with self._lock:
+            outer = self._depth == 0
+            if outer:
+                self._c.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield
+            except BaseException:
+                self._depth -= 1
+                if outer:
+                    self._c.execute("ROLLBACK")
+                raise
+            self._depth -= 1
+            if outer:
+                self._c.execute("COMMIT")
+
+    def _q(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self._c.execute(sql, args).fetchall()
+
+    def _q1(self, sql: str, args: tuple = ()) -> tuple | None:
+        with self._lock:
+            return self._c.execute(sql, args).fetchone()
+
+    def _x(self, sql: str, args: tuple = ()) -> int:
+        with self._lock:
+            return int(self._c.execute(sql, args).lastrowid or 0)
+
+    # -- tables ---------------------------------------------------------------------------
+    def add_table(self, name: str, source: str, spec: str, calibration: dict | None) -> TableRow:
+        with self.write():
+            i = self._x(
+                "INSERT INTO tables(name, source, spec, calibration, created) VALUES (?,?,?,?,?)",
+                (name, source, spec, _j(calibration), time.time()),
+            )
+        return self.table(i)  # type: ignore[return-value]
+
+    def set_calibration(self, table_id: int, calibration: dict) -> None:
+        with self.write():
+            self._x("UPDATE tables SET calibration=? WHERE id=?", (_j(calibration), table_id))
+
+    def table(self, table_id: int) -> TableRow | None:
+        r = self._q1("SELECT * FROM tables WHERE id=?", (table_id,))
+        return None if r is None else TableRow(r[0], r[1], r[2], r[3], _l(r[4]), r[5])
+
+    def tables(self) -> list[TableRow]:
+        rows = self._q("SELECT * FROM tables ORDER BY id")
+        return [TableRow(r[0], r[1], r[2], r[3], _l(r[4]), r[5]) for r in rows]
+
+    # -- matches --------------------------------------------------------------------------
+    def add_match(self, table_id: int | None, settings: dict) -> MatchRow:
+        with self.write():
+            i = self._x(
+                "INSERT INTO matches(table_id, settings, created) VALUES (?,?,?)",
+                (table_id, _j(settings), time.time()),
+            )
+        return self.match(i)  # type: ignore[return-value]
+
+    def match(self, match_id: int) -> MatchRow | None:
+        r = self._q1(
+            "SELECT id, table_id, settings, pending, created FROM matches WHERE id=?", (match_id,)
+        )
+        return None if r is None else MatchRow(r[0], r[1], _l(r[2]), _l(r[3]), r[4])
+
+    def matches(self, table_id: int | None = None) -> list[MatchRow]:
+        sql = "SELECT id, table_id, settings, pending, created FROM matches"
+        rows = (
+            self._q(sql + " WHERE table_id=? ORDER BY id", (table_id,))
+            if table_id
+            else self._q(sql + " ORDER BY id")
+        )
+        return [MatchRow(r[0], r[1], _l(r[2]), _l(r[3]), r[4]) for r in rows]
+
+    def set_match_settings(self, match_id: int, settings: dict) -> None:
+        self._x("UPDATE matches SET settings=? WHERE id=?", (_j(settings), match_id))
+
+    def set_pending(self, match_id: int, pending: dict) -> None:
+        self._x("UPDATE matches SET pending=? WHERE id=?", (_j(pending), match_id))
+
+    # -- shots ----------------------------------------------------------------------------
+    def add_shot(self, match_id: int, idx: int, shot: dict) -> None:
+        self._x(
+            "INSERT INTO shots(match_id, idx, shot, created) VALUES (?,?,?,?)",
+            (match_id, idx, _j(shot), time.time()),
+        )
+
+    def replace_shot(self, match_id: int, idx: int, shot: dict) -> None:
+        self._x("UPDATE shots SET shot=? WHERE match_id=? AND idx=?", (_j(shot), match_id, idx))
+
+    def shots(self, match_id: int, since: int = 0, limit: int | None = None) -> list[ShotRow]:
+        """Shots with index > ``since`` in order (``limit`` of them at most)."""
+        sql = (
+            "SELECT match_id, idx, shot, created FROM shots WHERE match_id=? AND idx>? ORDER BY idx"
+        )
+        args: tuple = (match_id, since)
+        if limit is not None:
+            sql += " LIMIT ?"
+            args += (limit,)
+        return [ShotRow(r[0], r[1], _l(r[2]), r[3]) for r in self._q(sql, args)]
+
+    def last_shot_index(self, match_id: int) -> int:
+        r = self._q1("SELECT max(idx) FROM shots WHERE match_id=?", (match_id,))
+        return int(r[0] or 0) if r else 0
+
+    # -- audit ----------------------------------------------------------------------------
+    def add_audit(
+        self, match_id: int, shot_idx: int | None, who: str, action: str, before: Any, after: Any
+    ) -> int:
+        return self._x(
+            "INSERT INTO audit(match_id, shot_idx, at, who, action, before, after) "
+            "VALUES (?,?,?,?,?,?,?)",
+            (match_id, shot_idx, time.time(), who, action, _j(before), _j(after)),
+        )
+
+    def audit(self, match_id: int) -> list[AuditRow]:
+        rows = self._q("SELECT * FROM audit WHERE match_id=? ORDER BY id", (match_id,))
+        return [AuditRow(r[0], r[1], r[2], r[3], r[4], r[5], _l(r[6]), _l(r[7])) for r in rows]
+
+    # -- events (the SSE log) -------------------------------------------------------------
+    def add_event(
+        self, kind: str, data: dict, match_id: int | None = None, table_id: int | None = None
+    ) -> int:
+        return self._x(
+            "INSERT INTO events(match_id, table_id, at, kind, data) VALUES (?,?,?,?,?)",
+            (match_id, table_id, time.time(), kind, _j(data)),
+        )
+
+    def events(
+        self,
+        after: int = 0,
+        match_id: int | None = None,
+        table_id: int | None = None,
+        limit: int = 500,
+    ) -> list[EventRow]:
+        """Events with id > ``after`` in id order, for one match, one table or all."""
+        sql, args = "SELECT * FROM events WHERE id>?", [after]
+        if match_id is not None:
+            sql += " AND match_id=?"
+            args.append(match_id)
+        if table_id is not None:
+            sql += " AND table_id=?"
+            args.append(table_id)
+        sql += " ORDER BY id LIMIT ?"
+        args.append(limit)
+        return [EventRow(r[0], r[1], r[2], r[3], r[4], _l(r[5])) for r in self._q(sql, tuple(args))]
+
+    def last_event_id(self, match_id: int | None = None) -> int:
+        if match_id is None:
+            r = self._q1("SELECT max(id) FROM events")
+        else:
+            r = self._q1("SELECT max(id) FROM events WHERE match_id=?", (match_id,))
+        return int(r[0] or 0) if r else 0
+
+    # -- replays --------------------------------------------------------------------------
+    def add_replay(self, video: str, game: str, spec: str | None) -> ReplayRow:
+        now = time.time()
+        with self.write():
+            i = self._x(
+                "INSERT INTO replays(video, game, spec, status, created, updated) VALUES (?,?,?,?,?,?)",
+                (video, game, spec, "queued", now, now),
+            )
+        return self.replay(i)  # type: ignore[return-value]
+
+    def update_replay(self, replay_id: int, **fields: Any) -> None:
+        allowed = {"status", "progress", "error", "result", "annotated"}
+        bad = set(fields) - allowed
+        if bad:
+            raise ValueError(f"unknown replay fields: {', '.join(sorted(bad))}")
+        cols = ", ".join(f"{k}=?" for k in fields)
+        with self.write():
+            self._x(
+                f"UPDATE replays SET {cols}, updated=? WHERE id=?",
+                (*fields.values(), time.time(), replay_id),
+            )
+
+    def replay(self, replay_id: int) -> ReplayRow | None:
+        r = self._q1("SELECT * FROM replays WHERE id=?", (replay_id,))
+        return None if r is None else ReplayRow(*r)
+
+    def replays(self) -> list[ReplayRow]:
+        return [ReplayRow(*r) for r in self._q("SELECT * FROM replays ORDER BY id")]
+
+    def fail_interrupted_replays(self) -> int:
+        """Jobs left queued/running by a previous process: failed, with the reason recorded."""
+        with self.write():
+            n = self._q1("SELECT count(*) FROM replays WHERE status IN ('queued','running')")
+            self._x(
+                "UPDATE replays SET status='failed', error='interrupted by a service restart', "
+                "updated=? WHERE status IN ('queued','running')",
+                (time.time(),),
+            )
+        return int(n[0]) if n else 0

@@ -1,0 +1,83 @@
+"""Scoreboards: a flat JSON per match or table for overlays (CueScore-like names), and the
+scoreboard page (``/scoreboard/{match_id}?lang=ru|en``) that draws the table in SVG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import HTMLResponse
+
+from service.core import NotFound
+from service.deps import ReaderDep, RuntimeDep
+from service.routers.matches import ERR
+from service.schemas import ScoreboardOut
+from service.texts import verdict_reason, verdict_text
+
+router = APIRouter(tags=["scoreboard"])
+Lang = Annotated[Literal["ru", "en"], Query(description="language of the texts")]
+PAGE = Path(__file__).resolve().parent.parent / "static" / "scoreboard.html"
+
+
+def scoreboard(rt: RuntimeDep, match_id: int, lang: str) -> ScoreboardOut:
+    c = rt.service.current(match_id)
+    s, st = c.match.settings, c.judged.state
+    names = s["players"]
+    table = rt.db.table(c.match.table_id) if c.match.table_id else None
+    v = st.last_verdict
+    status = "finished" if st.match_over else ("frame_over" if st.frame_over else "playing")
+    return ScoreboardOut(
+        matchId=match_id,
+        tableId=c.match.table_id,
+        tableName=table.name if table else None,
+        game=s["game"],
+        playerA=names["A"],
+        playerB=names["B"],
+        scoreA=st.score.get("A", 0),
+        scoreB=st.score.get("B", 0),
+        framesA=st.frames.get("A", 0),
+        framesB=st.frames.get("B", 0),
+        raceTo=s["race_to"],
+        frame=st.frame,
+        turn=st.turn,
+        turnName=names.get(st.turn, st.turn),
+        ballInHand=st.ball_in_hand,
+        lastVerdict=verdict_text(v, lang, names),
+        lastVerdictReason=verdict_reason(v, lang),
+        lastFoul=bool(v is not None and (v.fouls or not v.legal)),
+        shots=st.shot_no,
+        status=status,
+        winner=st.winner,
+        lang=lang,
+        rev=c.rev,
+    )
+
+
+@router.get("/scoreboard/matches/{match_id}.json", responses=ERR)
+def match_scoreboard(
+    match_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
+) -> ScoreboardOut:
+    """The overlay object of a match; ``rev`` grows on every change."""
+    return scoreboard(rt, match_id, lang)
+
+
+@router.get("/scoreboard/tables/{table_id}.json", responses=ERR)
+def table_scoreboard(
+    table_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
+) -> ScoreboardOut:
+    """The overlay object of the latest match on a table."""
+    if rt.db.table(table_id) is None:
+        raise NotFound(f"table {table_id} not found")
+    ms = rt.db.matches(table_id)
+    if not ms:
+        raise NotFound(f"table {table_id} has no match")
+    return scoreboard(rt, ms[-1].id, lang)
+
+
+@router.get("/scoreboard/{match_id}", response_class=HTMLResponse, responses=ERR)
+def page(match_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en") -> HTMLResponse:
+    """The scoreboard page: table in SVG with the balls, score, turn, verdicts; live over SSE."""
+    rt.service.match(match_id)
+    html = PAGE.read_text(encoding="utf-8")
+    return HTMLResponse(html.replace("{{MATCH_ID}}", str(match_id)).replace("{{LANG}}", lang))

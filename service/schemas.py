@@ -1,0 +1,249 @@
+"""Request (``*In``) and response (``*Out``) schemas of the REST API.
+
+Inputs forbid unknown fields and bound every size; outputs are what clients may rely on.
+Positions are table mm (contract §1); times are Unix seconds.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from contract.match import Foul, Game, Shot, Verdict
+
+Player = Literal["A", "B"]
+Name = Field(min_length=1, max_length=100)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- tables -------------------------------------------------------------------------------
+class TableIn(_In):
+    """``source``: a camera index (``0``), an ``rtsp://`` / ``http(s)://`` URL, or a video file
+    under ``TABLEMON_VIDEO_DIR`` played as if live. ``calibration``: a CALIB.json object
+    (contract §6); without it the table is calibrated automatically when the vision can."""
+
+    name: str = Name
+    source: str = Field(min_length=1, max_length=1000)
+    spec: str = Field(default="pyramid-12ft", min_length=1, max_length=100)
+    calibration: dict | None = None
+
+
+class TableStatus(BaseModel):
+    running: bool = False
+    connected: bool = False
+    fps: float = 0.0
+    frames: int = 0
+    dropped: int = 0
+    gaps: list[dict] = Field(default_factory=list, description="[{start, end}] Unix seconds")
+    restarts: int = 0
+    last_error: str | None = None
+    last_calibration_check: float | None = None
+    vision: str | None = Field(default=None, description="why no shots come, if none can")
+
+
+class TableOut(BaseModel):
+    id: int
+    name: str
+    source: str
+    spec: str
+    calibrated: bool
+    created: float
+    status: TableStatus
+
+
+# -- matches ------------------------------------------------------------------------------
+class PlayersIn(_In):
+    A: str = Name
+    B: str = Name
+
+
+class MatchIn(_In):
+    """``breaker``: who breaks, or ``lag`` (the referee enters the lag's winner later);
+    ``target``: points to win a frame (the game's default when omitted); ``race_to``: frames
+    to win the match; ``penalty``: pyramid penalty form (``point`` +1 to the opponent,
+    ``ball`` a ball back from the offender's shelf)."""
+
+    game: Game
+    players: PlayersIn
+    table_id: int | None = Field(default=None, ge=1)
+    table: str | None = Field(default=None, min_length=1, max_length=100, description="spec")
+    race_to: int = Field(default=1, ge=1, le=99)
+    penalty: Literal["point", "ball"] = "point"
+    target: int | None = Field(default=None, ge=1, le=1000)
+    breaker: Literal["A", "B", "lag"] = "A"
+    start_score: dict[Player, int] | None = None
+
+
+class MatchOut(BaseModel):
+    id: int
+    table_id: int | None
+    game: str
+    table: str
+    players: dict[str, str]
+    race_to: int
+    penalty: str
+    target: int | None
+    breaker: str
+    created: float
+    rev: int
+
+
+class StateOut(BaseModel):
+    """The current state: ``score`` points in this frame, ``frames`` frames won, ``turn`` who
+    plays, ``ball_in_hand`` its zone or null, ``on_table`` id -> [x, y] mm, ``shelf`` the
+    pocketed balls each player keeps, ``last_verdict`` with its reasons; ``rev`` grows on
+    every change; ``judged_by`` is ``adjudicator`` (or ``recorded`` without one)."""
+
+    match_id: int
+    rev: int
+    game: str
+    frame: int
+    score: dict[str, int]
+    frames: dict[str, int]
+    turn: str
+    breaker: str
+    shot_no: int
+    ball_in_hand: str | None
+    on_table: dict[str, tuple[float, float]]
+    shelf: dict[str, list[str]]
+    options: list[str]
+    call: dict | None
+    pending_call: dict | None = None
+    last_verdict: Verdict | None
+    last_verdict_text: dict[str, str]
+    frame_over: bool
+    frame_winner: str | None
+    match_over: bool
+    winner: str | None
+    judged_by: str
+
+
+class ShotIn(Shot):
+    """A contract §8 shot (events, rest, optionally a verdict the engine will recompute).
+    ``index`` may be omitted: the next index is taken."""
+
+    index: int | None = Field(default=None, ge=1)  # type: ignore[assignment]
+
+
+class ShotsOut(BaseModel):
+    match_id: int
+    shots: list[dict] = Field(description="contract §8 shots with the verdicts in force")
+    next_since: int | None = Field(description="pass as ?since= for the next page; null: end")
+
+
+class ShotAdded(BaseModel):
+    index: int
+    verdict: Verdict | None
+    state: StateOut
+
+
+# -- referee ------------------------------------------------------------------------------
+class _OnShot(_In):
+    shot: int | None = Field(default=None, ge=1, description="shot index; default the last")
+
+
+class CallIn(_In):
+    """A classic-pyramid call; without ``shot`` it applies to the next shot played."""
+
+    ball: str = Field(min_length=1, max_length=20)
+    pocket: str = Field(min_length=1, max_length=20)
+    shot: int | None = Field(default=None, ge=1)
+
+
+class FoulIn(_OnShot):
+    foul: Foul
+
+
+class AnnulIn(_OnShot):
+    annul: bool = True
+
+
+class RestoreIn(_OnShot):
+    restore: bool = Field(default=True, description="false undoes an earlier restore")
+
+
+class VerdictIn(_OnShot):
+    verdict: Verdict | None = Field(description="the replacement verdict; null removes it")
+
+
+class ChoiceIn(_OnShot):
+    choice: Literal["play", "hand_back", "rerack", "rebreak"]
+
+
+class EndFrameIn(_OnShot):
+    winner: Player
+
+
+class LagIn(_In):
+    winner: Player
+
+
+class AuditOut(BaseModel):
+    id: int
+    match_id: int
+    shot: int | None
+    at: float
+    who: str
+    action: str
+    before: dict | None
+    after: dict | None
+
+
+# -- scoreboard ---------------------------------------------------------------------------
+class ScoreboardOut(BaseModel):
+    """A flat object for overlays (CueScore-like names where they fit)."""
+
+    matchId: int
+    tableId: int | None
+    tableName: str | None
+    game: str
+    playerA: str
+    playerB: str
+    scoreA: int
+    scoreB: int
+    framesA: int
+    framesB: int
+    raceTo: int
+    frame: int
+    turn: str
+    turnName: str
+    ballInHand: str | None
+    lastVerdict: str
+    lastVerdictReason: str
+    lastFoul: bool
+    shots: int
+    status: Literal["playing", "frame_over", "finished"]
+    winner: str | None
+    lang: str
+    rev: int
+
+
+# -- replays ------------------------------------------------------------------------------
+class ReplayIn(_In):
+    """``video``: a path relative to (or inside) ``TABLEMON_VIDEO_DIR``."""
+
+    video: str = Field(min_length=1, max_length=1000)
+    game: Game
+    table: str | None = Field(default=None, min_length=1, max_length=100)
+
+
+class ReplayOut(BaseModel):
+    id: int
+    video: str
+    game: str
+    table: str | None
+    status: Literal["queued", "running", "done", "failed"]
+    progress: float
+    error: str | None
+    has_result: bool
+    has_annotated: bool
+    created: float
+    updated: float
+
+
+class ErrorOut(BaseModel):
+    detail: str

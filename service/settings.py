@@ -1,0 +1,64 @@
+"""Service settings (contract §10), read from the environment or a settings file.
+
+``TABLEMON_TOKEN``: the referee's bearer token for every write (unset: writes refused);
+``TABLEMON_DB``: SQLite file path or ``sqlite:///PATH`` URL (default ``DATA/tablemon.db``);
+``TABLEMON_DATA``: data folder (uploads, replay results); ``TABLEMON_VIDEO_DIR``: the
+only folder server-side video paths may name. A settings file is read from
+``TABLEMON_SETTINGS`` (default ``.env`` in the working folder) when it exists.
+Tests override :func:`get_settings` through ``app.dependency_overrides``.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of the service. Sizes in bytes, times in seconds."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TABLEMON_",
+        env_file=os.environ.get("TABLEMON_SETTINGS", ".env"),
+        extra="ignore",
+    )
+
+    token: str | None = Field(default=None, description="referee bearer token; unset = read-only")
+    db: str | None = Field(default=None, description="SQLite path or sqlite:/// URL")
+    data: Path = Field(default=Path("tablemon-data"), description="data folder")
+    video_dir: Path | None = Field(default=None, description="server-side videos live here")
+    reads_require_token: bool = False
+    cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    max_body_bytes: int = Field(default=1_000_000, gt=0, description="JSON request body limit")
+    max_upload_bytes: int = Field(default=4_000_000_000, gt=0, description="video upload limit")
+    sse_ping_s: float = Field(default=15.0, gt=0, description="SSE keep-alive comment period")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, v: object) -> object:
+        """Comma-separated origins from the environment (``*`` or ``http://a,http://b``)."""
+        if isinstance(v, str):
+            return [s.strip() for s in v.split(",") if s.strip()]
+        return v
+
+    @property
+    def db_path(self) -> Path:
+        """The SQLite file. Only SQLite is supported; another URL is one clear error."""
+        raw = self.db or str(self.data / "tablemon.db")
+        if raw.startswith("sqlite:///"):
+            return Path(raw.removeprefix("sqlite:///"))
+        if "://" in raw:
+            scheme = raw.split("://", 1)[0]
+            raise ValueError(f"TABLEMON_DB: database {scheme!r} is not supported; use SQLite")
+        return Path(raw)
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The process's settings, read once."""
+    return Settings()

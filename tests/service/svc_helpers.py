@@ -1,0 +1,75 @@
+"""Helpers of the service tests: settings on a tmp folder, a TestClient, shot builders."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+warnings.filterwarnings("ignore", message=".*httpx.*")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from service.app import create_app  # noqa: E402
+from service.settings import Settings, get_settings  # noqa: E402
+
+TOKEN = "ref-secret"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def make_settings(tmp: Path, **kw: object) -> Settings:
+    (tmp / "videos").mkdir(exist_ok=True)
+    base = {
+        "token": TOKEN,
+        "db": str(tmp / "t.db"),
+        "data": tmp / "data",
+        "video_dir": tmp / "videos",
+    }
+    return Settings(**{**base, **kw})
+
+
+def client_for(settings: Settings) -> TestClient:
+    app = create_app(settings)
+    app.dependency_overrides[get_settings] = lambda: settings
+    return TestClient(app)
+
+
+def new_match(c: TestClient, **kw: object) -> dict:
+    body = {"game": "pyramid-free", "players": {"A": "Ivanov", "B": "Petrov"}, **kw}
+    r = c.post("/matches", json=body, headers=AUTH)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def shot(
+    player: str = "A",
+    cue: str = "w1",
+    obj: str = "w2",
+    pocket: str | None = "back-left",
+    frame: int = 0,
+) -> dict:
+    """A pyramid shot: strike, contact, a pocket (or a cushion), balls at rest (mm)."""
+    ev = [
+        {"frame": frame + 1, "t": 0.1, "type": "strike", "ball": cue},
+        {"frame": frame + 10, "t": 0.4, "type": "contact", "balls": [cue, obj]},
+    ]
+    if pocket:
+        ev.append({"frame": frame + 20, "t": 0.8, "type": "pocket", "ball": obj, "pocket": pocket})
+    else:
+        ev.append(
+            {"frame": frame + 20, "t": 0.8, "type": "cushion", "ball": obj, "cushion": "back"}
+        )
+    rest = {cue: [1000.0, 800.0], "w3": [2000.0, 500.0]}
+    if not pocket:
+        rest[obj] = [3400.0, 900.0]
+    return {
+        "player": player,
+        "start": {"frame": frame + 1, "t": 0.1},
+        "end": {"frame": frame + 40, "t": 1.3},
+        "cue_ball": cue,
+        "events": ev,
+        "rest": rest,
+    }
+
+
+def verdict(legal: bool, a: int, b: int, nxt: str, fouls: tuple[str, ...] = ()) -> dict:
+    return {"legal": legal, "fouls": list(fouls), "scored": {"A": a, "B": b}, "next": nxt}
