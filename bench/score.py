@@ -16,9 +16,8 @@ tracks when given, otherwise from the rest positions of every matched shot.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from bench.score_calib import CalibScores, score_calibration
 from bench.score_events import (
@@ -35,8 +34,17 @@ from bench.score_events import (
     score_verdicts,
 )
 from bench.score_ids import IdMap, map_ids_from_rests, map_ids_from_tracks
+from bench.score_sum import (
+    combine_calibration,
+    combine_events,
+    combine_ids,
+    combine_rest,
+    combine_shots,
+    combine_tracks,
+    combine_verdicts,
+)
 from bench.score_tracks import TrackScores, score_tracks
-from bench.score_util import Stats, fmt, pct
+from bench.score_util import Stats, fmt, jsonable, pct
 from contract.calib import Calibration
 from contract.match import Match
 from contract.tables import TableSpec
@@ -53,6 +61,7 @@ __all__ = [
     "TrackScores",
     "TypeScores",
     "VerdictScores",
+    "combine",
     "score_all",
     "score_calibration",
     "score_match",
@@ -60,24 +69,10 @@ __all__ = [
 ]
 
 
-def _jsonable(obj: Any) -> Any:
-    """Dataclasses (with their properties) -> dicts; tuples -> lists; floats stay floats."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        for name in dir(type(obj)):
-            if isinstance(getattr(type(obj), name, None), property):
-                out[name] = _jsonable(getattr(obj, name))
-        return out
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in dict(obj).items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    return obj
-
-
 @dataclass(frozen=True)
 class Report:
-    """Every figure of one comparison; ``tracks`` / ``calibration`` only when scored."""
+    """Every figure of one comparison (or of ``videos`` combined by :func:`combine`);
+    ``tracks`` / ``calibration`` only when scored."""
 
     shots: ShotScores
     events: EventScores
@@ -86,9 +81,10 @@ class Report:
     ids: IdMap
     tracks: TrackScores | None = None
     calibration: CalibScores | None = None
+    videos: int = 1
 
     def to_json(self) -> dict:
-        return _jsonable(self)
+        return jsonable(self)
 
     def table(self) -> str:
         return format_report(self)
@@ -136,6 +132,25 @@ def score_all(
     return dataclasses.replace(rep, tracks=tr, calibration=cal)
 
 
+def combine(reports: Sequence[Report]) -> Report:
+    """One report for a set of videos: counts summed, ratios recomputed, error statistics
+    merged from every value; ``tracks`` / ``calibration`` from the reports that have them."""
+    if not reports:
+        raise ValueError("no reports to combine")
+    tr = [r.tracks for r in reports if r.tracks is not None]
+    ca = [r.calibration for r in reports if r.calibration is not None]
+    return Report(
+        shots=combine_shots([r.shots for r in reports]),
+        events=combine_events([r.events for r in reports]),
+        rest=combine_rest([r.rest for r in reports]),
+        verdicts=combine_verdicts([r.verdicts for r in reports]),
+        ids=combine_ids([r.ids for r in reports]),
+        tracks=combine_tracks(tr) if tr else None,
+        calibration=combine_calibration(ca) if ca else None,
+        videos=sum(r.videos for r in reports),
+    )
+
+
 # ------------------------------------------------------------------ the table
 def _type_row(s: TypeScores) -> str:
     notes = []
@@ -153,10 +168,21 @@ def _frames(s: Stats) -> str:
     return "-" if s.n == 0 else f"mean {s.mean:.2f} max {s.max:.0f}"
 
 
+def _final_score(v: VerdictScores) -> str:
+    if not v.pred_score:  # several videos combined
+        return f"             final scores agree in {v.scores_agree}/{v.scores_compared} videos"
+    agree = "" if v.score_agree is None else (" agree" if v.score_agree else " DIFFER")
+    return (
+        f"             final score {v.pred_score['A']}:{v.pred_score['B']} vs truth "
+        f"{v.truth_score['A']}:{v.truth_score['B']}{agree}"
+    )
+
+
 def format_report(r: Report) -> str:
     """The readable table ``tablemon score`` prints (frames, table mm)."""
     s, e, rest, v = r.shots, r.events, r.rest, r.verdicts
-    lines = [
+    lines = [f"videos       {r.videos}"] if r.videos > 1 else []
+    lines += [
         f"shots        truth {s.truth}  pred {s.pred}  matched {s.matched}  "
         f"recall {fmt(s.recall)}  precision {fmt(s.precision)}",
         f"             start error {_frames(s.start_error)} frames; end error "
@@ -174,9 +200,7 @@ def format_report(r: Report) -> str:
         f"{r.ids.numbers_total} ({pct(r.ids.numbers_read)})",
         f"verdicts     compared {v.compared}; agree {v.agree} ({pct(v.share)}): legal {v.legal}, "
         f"fouls {v.fouls}, scored {v.scored}, next {v.next}",
-        f"             final score {v.pred_score['A']}:{v.pred_score['B']} vs truth "
-        f"{v.truth_score['A']}:{v.truth_score['B']}"
-        + ("" if v.score_agree is None else (" agree" if v.score_agree else " DIFFER")),
+        _final_score(v),
     ]
     if r.tracks:
         t = r.tracks
@@ -195,6 +219,7 @@ def format_report(r: Report) -> str:
         lines += [
             f"calibration  {c.table}, {c.points} points; cloth {c.error.brief()}",
             f"             ball height {ball}; front end "
-            f"{'right' if c.front_ok else 'WRONG'} (x = {c.front_x_mm:.1f} mm)",
+            f"right in {c.front_right}/{c.videos} videos"
+            + ("" if c.front_x_mm is None else f" (x = {c.front_x_mm:.1f} mm)"),
         ]
     return "\n".join(lines)

@@ -23,15 +23,21 @@ GRID_MM = 50.0
 class CalibScores:
     """Errors in table mm. ``points``: grid points inside the image. ``error_ball`` is None
     when either side lacks ``camera_position_mm``. ``front_x_mm``: where the prediction puts
-    the truth's front-cushion midpoint ``(0, W/2)``; ``front_ok`` when that is nearer the
-    front than the back (the ends are not swapped)."""
+    the truth's front-cushion midpoint ``(0, W/2)`` (None when videos are combined);
+    ``front_right`` counts videos where that is nearer the front than the back (the ends
+    are not swapped); ``front_ok`` when it holds in every video."""
 
     table: str
     points: int
     error: Stats
     error_ball: Stats | None
-    front_x_mm: float
-    front_ok: bool
+    front_x_mm: float | None
+    front_right: int
+    videos: int = 1
+
+    @property
+    def front_ok(self) -> bool:
+        return self.front_right == self.videos
 
 
 def table_grid(table: TableSpec, step: float = GRID_MM) -> np.ndarray:
@@ -73,5 +79,5 @@ def score_calibration(
         error=Stats.of(_errors(pred, truth, xy, 0.0)),
         error_ball=ball,
         front_x_mm=float(front[0]) + 0.0,
-        front_ok=bool(front[0] < table.L / 2),
+        front_right=int(front[0] < table.L / 2),
     )

@@ -33,12 +33,22 @@ class ShotScores:
     truth: int
     pred: int
     matched: int
-    recall: float | None
-    precision: float | None
     start_error: Stats
     end_error: Stats
-    within_2: float | None
-    pairs: tuple[tuple[int, int], ...]
+    within_2_n: int
+    pairs: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def recall(self) -> float | None:
+        return ratio(self.matched, self.truth)
+
+    @property
+    def precision(self) -> float | None:
+        return ratio(self.matched, self.pred)
+
+    @property
+    def within_2(self) -> float | None:
+        return ratio(self.within_2_n, self.matched)
 
 
 def _iou(a: Shot, b: Shot) -> float:
@@ -59,11 +69,9 @@ def score_shots(pred: Sequence[Shot], truth: Sequence[Shot]) -> ShotScores:
         truth=len(truth),
         pred=len(pred),
         matched=len(pairs),
-        recall=ratio(len(pairs), len(truth)),
-        precision=ratio(len(pairs), len(pred)),
         start_error=Stats.of(ds),
         end_error=Stats.of(de),
-        within_2=ratio(both, len(pairs)),
+        within_2_n=both,
         pairs=tuple(pairs),
     )
 
@@ -81,28 +89,22 @@ class TypeScores:
     truth: int
     pred: int
     tp: int
-    precision: float | None
-    recall: float | None
-    f1: float | None
     frame_error: Stats
     order_right: int | None = None
     by_right: int | None = None
     by_total: int | None = None
 
-    @classmethod
-    def of(cls, type_: str, truth: int, pred: int, tp: int, dframes: list[int], **kw) -> TypeScores:
-        den = truth + pred
-        return cls(
-            type=type_,
-            truth=truth,
-            pred=pred,
-            tp=tp,
-            precision=ratio(tp, pred),
-            recall=ratio(tp, truth),
-            f1=None if den == 0 else 2 * tp / den,
-            frame_error=Stats.of(dframes),
-            **kw,
-        )
+    @property
+    def precision(self) -> float | None:
+        return ratio(self.tp, self.pred)
+
+    @property
+    def recall(self) -> float | None:
+        return ratio(self.tp, self.truth)
+
+    @property
+    def f1(self) -> float | None:
+        return ratio(2 * self.tp, self.truth + self.pred)
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,7 @@ def score_events(
             kw["by_right"] = sum(p[i].by == t[j].by for i, j in withby)
         if ty == EventType.POCKET:
             invented = len(p) - len(pairs)
-        rows.append(TypeScores.of(str(ty), len(t), len(p), len(pairs), d, **kw))
+        rows.append(TypeScores(str(ty), len(t), len(p), len(pairs), Stats.of(d), **kw))
         tot = [tot[0] + len(t), tot[1] + len(p), tot[2] + len(pairs)]
         dall += d
     fc = [
@@ -242,7 +244,7 @@ def score_events(
     return EventScores(
         window=window,
         types=tuple(rows),
-        overall=TypeScores.of("all", tot[0], tot[1], tot[2], dall),
+        overall=TypeScores("all", tot[0], tot[1], tot[2], Stats.of(dall)),
         first_contact_right=sum(fc),
         first_contact_total=len(fc),
         pockets_invented=invented,
@@ -337,8 +339,10 @@ class VerdictScores:
     """Verdict agreement over matched shots with a verdict on both sides.
 
     ``agree`` counts shots where legal, the set of fouls, scored and next all agree; the
-    other counts are per component. ``score_agree`` compares the final match scores
-    (None when either side has no verdict at all).
+    other counts are per component. ``scores_agree`` / ``scores_compared`` count videos
+    whose final match scores agree (a video is compared when both sides judged a shot);
+    ``pred_score`` / ``truth_score`` are the final scores of a single video (empty when
+    several videos are combined).
     """
 
     compared: int
@@ -347,13 +351,19 @@ class VerdictScores:
     fouls: int
     scored: int
     next: int
-    score_agree: bool | None
+    scores_compared: int
+    scores_agree: int
     pred_score: dict[str, int]
     truth_score: dict[str, int]
 
     @property
     def share(self) -> float | None:
         return ratio(self.agree, self.compared)
+
+    @property
+    def score_agree(self) -> bool | None:
+        """Final scores agree in every compared video (None when none was compared)."""
+        return None if not self.scores_compared else self.scores_agree == self.scores_compared
 
 
 def _score(d: dict[str, int]) -> dict[str, int]:
@@ -385,7 +395,8 @@ def score_verdicts(
         compared,
         agree,
         **c,
-        score_agree=(ps == ts) if judged else None,
+        scores_compared=int(judged),
+        scores_agree=int(judged and ps == ts),
         pred_score=ps,
         truth_score=ts,
     )
