@@ -190,3 +190,17 @@ def test_state_is_not_changed_in_place():
     with pytest.raises(TypeError):
         s.score["A"] = 5  # type: ignore[index]
     assert replace(s).score == s.score
+
+
+def test_referee_replaces_a_verdict():
+    """Referee input: a full replacement verdict is taken as given and applied."""
+    from contract.match import Verdict
+
+    r = rules()
+    s = state()
+    given = Verdict(legal=True, scored={"A": 10, "B": 0}, next="B", rule_refs=("carom:5.1",))
+    sh = shot(hit(W, R)).model_copy(update={"referee": RefereeInput(verdict=given)})
+    v = r.judge(s, sh)
+    assert v is given
+    s2 = r.apply(s, sh, v)
+    assert dict(s2.score) == {"A": 10, "B": 0} and s2.ball_in_hand is None

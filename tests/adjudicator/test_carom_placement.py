@@ -174,3 +174,40 @@ def test_off_table_respots_in_verdict():
     )
     assert [(r.id, tuple(r.at)) for r in v.respot] == [("red", RED)]
     assert v.hand_half == "top"
+
+
+def test_offender_ball_off_the_table_is_spotted():
+    """carom:11.3a white leaves the table; yellow (in the top half) is B's ball in hand, so
+    white goes to the bottom spot and B plays from hand in the top half."""
+    r = rules()
+    s = state()
+    sh = shot(hit("white", "yellow"), off("white"), rest={"white": None})
+    v = r.judge(s, sh)
+    assert v.fouls == (Foul.BALL_OFF_TABLE,) and v.scored == {"A": 0, "B": 2}
+    assert [(x.id, tuple(x.at)) for x in v.respot] == [("white", BOTTOM)]
+    s2 = r.apply(s, sh, v)
+    assert s2.on_table["white"] == BOTTOM and "yellow" not in s2.on_table
+    assert s2.extra["hand_half"] == "top"
+
+
+def test_offender_on_the_centre_line_through_the_state():
+    """carom:13.4 the offender's ball rests exactly on the centre line: bottom half."""
+    s = play(state(), shot(hit("white", "red"), rest={"white": (1420.0, 200.0)}))
+    assert s.extra["hand_half"] == "bottom"
+
+
+def test_covered_mark_keeps_the_skittle_off_until_free():
+    """carom:12.7 yellow stops on the centre mark: the centre skittle is off, cannot score,
+    and is set up again once the mark is free."""
+    r = rules()
+    s = play(
+        state(),
+        shot(hit("white", "yellow"), down("centre", "yellow"), rest={"yellow": (1420.0, 700.0)}),
+    )
+    assert s.extra["skittles_removed"] == ("centre",)
+    sh = shot(hit("yellow", "white"), down("centre", "white"), down("left", "white"), cue="yellow",
+              rest={"yellow": (1800.0, 400.0)})  # fmt: skip
+    v = r.judge(s, sh)
+    assert v.scored == {"A": 0, "B": 2}  # 5.1: white (B's object ball) knocks the left; centre off
+    assert ("centre", MARKS["centre"]) in [(x.id, tuple(x.at)) for x in v.respot]
+    assert r.apply(s, sh, v).extra["skittles_removed"] == ()
