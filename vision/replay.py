@@ -1,0 +1,215 @@
+"""``tablemon replay``: track a recorded video, write TRACKS.csv, MATCH.json and an annotated MP4.
+
+MATCH.json carries the game, the table and the video's frame rate and length; its
+shots come from the shots/events stage when that exists (``vision.shots``), else
+it has none yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import defaultdict, deque
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from contract.calib import Calibration, read_calibration
+from contract.errors import ContractError
+from contract.match import Match, VideoInfo, write_match
+from contract.tables import DEFAULT_TABLE, TableSpec, load_table
+from contract.tracks import HEADER, Tracks, write_tracks
+from vision.capture import VideoSource
+from vision.detect import Detector
+from vision.geometry import surface_outline_mm
+from vision.track import Tracker
+
+BACKGROUND_FRAMES = 9
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """What a replay produced: all rows, and the video's facts."""
+
+    tracks: Tracks
+    fps: float
+    frames: int
+    size: tuple[int, int]
+    truncated: bool
+
+
+def sample_frames(path: str, count: int = BACKGROUND_FRAMES) -> list[np.ndarray]:
+    """Up to ``count`` frames spread over a video file (for the empty-cloth model)."""
+    cap = cv2.VideoCapture(path)
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+    out: list[np.ndarray] = []
+    idx = np.linspace(0, max(0, n - 2), count).astype(int) if n > 1 else [0]
+    for i in sorted(set(int(k) for k in idx)):
+        cap.set(cv2.CAP_PROP_POS_FRAMES, i)
+        ok, img = cap.read()
+        if ok and img is not None:
+            out.append(img)
+    cap.release()
+    return out
+
+
+def _check_size(calib: Calibration, size: tuple[int, int], source: str) -> None:
+    if tuple(calib.data.image_size) != tuple(size):
+        raise ContractError(
+            source,
+            "image_size",
+            f"calibration is for {calib.data.image_size[0]}x{calib.data.image_size[1]} px, "
+            f"the video is {size[0]}x{size[1]}",
+        )
+
+
+class Annotator:
+    """Draws the calibrated table, each ball's id and a trail onto video frames."""
+
+    def __init__(self, path: str, calib: Calibration, table: TableSpec, size, fps: float):
+        self.calib, self.table = calib, table
+        self.writer = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+        if not self.writer.isOpened():
+            raise ContractError(path, "", "cannot write the annotated video")
+        pts = calib.table_to_pixel(surface_outline_mm(table))
+        self.outline = np.round(pts).astype(np.int32)
+        self.pockets = [
+            (calib.table_to_pixel(np.array([p.centre]))[0], p.mouth_mm / 2) for p in table.pockets
+        ]
+        self.trails: dict[str, deque] = defaultdict(lambda: deque(maxlen=30))
+
+    def draw(self, img: np.ndarray, rows: Tracks) -> None:
+        out = img.copy()
+        cv2.polylines(out, [self.outline], True, (255, 255, 0), 1, cv2.LINE_AA)
+        for c, r_mm in self.pockets:
+            r = float(
+                np.linalg.norm(
+                    self.calib.table_to_pixel(np.array([[r_mm, 0.0]]))[0]
+                    - self.calib.table_to_pixel(np.zeros((1, 2)))[0]
+                )
+            )
+            cv2.circle(out, (int(c[0]), int(c[1])), max(2, int(r)), (255, 255, 0), 1, cv2.LINE_AA)
+        R = self.table.ball_radius
+        for i in range(len(rows)):
+            name = str(rows.id[i])
+            if rows.visible[i] and np.isfinite(rows.u[i]):
+                p = np.array([rows.u[i], rows.v[i]])
+            else:
+                p = self.calib.table_to_pixel(np.array([[rows.x[i], rows.y[i]]]), height=R)[0]
+            self.trails[name].append(p)
+            col = (0, 255, 0) if rows.visible[i] else (0, 128, 255)
+            tr = np.round(np.array(self.trails[name])).astype(np.int32)
+            if len(tr) > 1:
+                cv2.polylines(out, [tr], False, col, 1, cv2.LINE_AA)
+            cv2.circle(out, (int(p[0]), int(p[1])), 4, col, -1, cv2.LINE_AA)
+            cv2.putText(
+                out,
+                name,
+                (int(p[0]) + 6, int(p[1]) - 6),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                col,
+                1,
+                cv2.LINE_AA,
+            )
+        self.writer.write(out)
+
+    def close(self) -> None:
+        self.writer.release()
+
+
+def track_video(
+    source: str,
+    calib: Calibration,
+    table: TableSpec,
+    annotated: str | None = None,
+    progress: bool = False,
+) -> ReplayResult:
+    """Detect and track every frame of ``source``; rows in contract §7 form."""
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit():
+        cv2.setNumThreads(int(threads))
+    with VideoSource(source) as src:
+        _check_size(calib, src.size, source)
+        det = Detector(calib, table, src.size)
+        if src.frame_count > 1 and not src.live:
+            det.fit_background(sample_frames(source) or [src._peek.image])
+        elif src._still is not None:
+            det.fit_background([src._still])
+        else:
+            det.fit_background([src._peek.image])
+        tracker = Tracker(table)
+        ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=src.frame_count or None, unit="frame", file=sys.stderr)
+        parts: list[Tracks] = []
+        n = 0
+        try:
+            for frame in src:
+                rows = tracker.update(det.detect(frame))
+                parts.append(rows)
+                if ann is not None:
+                    ann.draw(frame.image, rows)
+                n += 1
+                if bar is not None:
+                    bar.update(1)
+            parts.append(tracker.finish())
+        finally:
+            if bar is not None:
+                bar.close()
+            if ann is not None:
+                ann.close()
+        return ReplayResult(_concat(parts), src.fps, n, src.size, src.truncated)
+
+
+def _concat(parts: list[Tracks]) -> Tracks:
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Tracks.from_rows([])
+    cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in HEADER}
+    order = np.lexsort((cols["id"].astype(str), cols["frame"]))
+    return Tracks(*(cols[f][order] for f in HEADER))
+
+
+def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibration:
+    if args.calibration:
+        return read_calibration(args.calibration)
+    try:
+        from calibration import calibrate_video  # type: ignore[attr-defined]
+    except ImportError:
+        raise ContractError(
+            args.video,
+            "calibration",
+            "no automatic calibration available yet: pass --calibration CALIB.json",
+        ) from None
+    table = load_table(table_name or DEFAULT_TABLE[args.game])
+    return calibrate_video(args.video, table)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """``tablemon replay``: exit 0 when the outputs were written."""
+    calib = _calibration(args, args.table)
+    table = load_table(args.table or calib.data.table or DEFAULT_TABLE[args.game])
+    res = track_video(args.video, calib, table, args.annotated, progress=not args.no_progress)
+    if res.truncated:
+        print(
+            f"tablemon: warning: {args.video}: video ends early after {res.frames} frames; "
+            "writing what was read",
+            file=sys.stderr,
+        )
+    if args.tracks:
+        write_tracks(args.tracks, res.tracks)
+    match = Match(game=args.game, table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames))
+    try:
+        from vision.shots import shots_from_tracks  # type: ignore[import-not-found]
+    except ImportError:
+        shots_from_tracks = None
+    if shots_from_tracks is not None:
+        match = shots_from_tracks(match, res.tracks, table)
+    write_match(args.out, match)
+    return 0
