@@ -58,7 +58,8 @@ def test_combine_two_videos(
         False,
     )
     assert c.calibration.points == 2 * 72 * 37
-    assert c.calibration.error.median == pytest.approx(0.0, abs=1e-6)
+    assert c.calibration.error.max == b.calibration.error.max
+    assert c.calibration.error.mean == pytest.approx(b.calibration.error.mean / 2)
     text = c.table()
     assert text.startswith("videos       2") and "right in 1/2 videos" in text
     data = json.loads(json.dumps(c.to_json()))
