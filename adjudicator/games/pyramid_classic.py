@@ -55,6 +55,7 @@ class ClassicRules(PyramidRules):
         made = call_made(shot)
         if made is False:
             r.respot.extend(objects)
+            r.refs.append("classic:call")
             if objects:
                 r.notes.append(
                     sentence(
@@ -65,6 +66,7 @@ class ClassicRules(PyramidRules):
                 )
             return
         if made is None and objects:
+            r.refs.append("classic:call")
             r.notes.append(
                 sentence(
                     "Удар без заказа (uncalled): засчитано всё забитое",
@@ -76,6 +78,7 @@ class ClassicRules(PyramidRules):
         r.shelved.extend(objects)
         if objects and self.balls_left(state, r) == 0:
             r.bonus += LAST_BALL_BONUS
+            r.refs.append("classic:last")
             r.notes.append(
                 sentence(
                     "Последний шар: +10 очков",

@@ -274,6 +274,7 @@ class PyramidRules:
         if taken is None:
             return
         r.taken, r.premium = taken, True
+        r.refs.append(f"{self.key}:premium")
         r.counted.append(taken)
         r.shelved.append(taken)
         r.notes.append(
