@@ -1,0 +1,442 @@
+"""Fit the table model to a clean plate: cushion-nose lines -> homography (undistorted px
+-> table mm), radial lens distortion from the straightness of the cushions, camera pose
+for parallax, markings as extra correspondences, the front end, and the fit's checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+from scipy.optimize import least_squares, minimize_scalar
+
+from calibration import markings as mk
+from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, intersect, side_edges
+from calibration.geometry import (
+    DEFAULT_HFOV_DEG,
+    Pose,
+    apply_h,
+    camera_matrix,
+    flip_end,
+    focal_from_homography,
+    parallax_to_cloth,
+    pose_from_homography,
+    undistort_px,
+)
+from contract.calib import CalibrationFile, Distortion
+from contract.tables import TableSpec
+
+F_PRIOR_WEIGHT = 20.0
+SIDES = ("front", "right", "back", "left")  # table sides in the order FL->FR->BR->BL->FL
+
+
+@dataclass
+class FitResult:
+    """A fitted calibration and what was measured on the way.
+
+    ``edges``: cushion name -> recorded px of the nose edge points used; ``residuals_mm``:
+    per-correspondence errors in table mm; ``coverage``: share of nose points within
+    10 mm of the model; ``notes``: human-readable remarks (assumptions made)."""
+
+    calib: CalibrationFile
+    edges: dict[str, np.ndarray]
+    residuals_mm: np.ndarray
+    coverage: float
+    front_evidence: tuple[float, float]
+    notes: list[str] = field(default_factory=list)
+
+
+def nose_height(table: TableSpec) -> float:
+    """Height (mm) of the cushion nose above the cloth: the spec's ``nose_height_mm`` or
+    63.5% of the ball diameter (the usual rule)."""
+    return float(table.extra.get("nose_height_mm", 0.635 * table.ball_mm))
+
+
+def _corner_order(quad: np.ndarray) -> np.ndarray:
+    """Screen-clockwise quad -> FL, FR, BR, BL under the default convention: the front is
+    the short side nearest the picture's left edge when the table runs across the
+    picture, else nearest its bottom edge.
+
+    Seen from above (image y down) FL->FR->BR->BL runs counter-clockwise on screen, so the
+    clockwise list is reversed first; that keeps the frame unmirrored (contract §1)."""
+    q = np.asarray(quad, float)[::-1]
+    lens = [np.linalg.norm(q[(i + 1) % 4] - q[i]) for i in range(4)]
+    short0 = lens[0] + lens[2] < lens[1] + lens[3]  # side q0->q1 is a short side
+    cands = []
+    for r in range(4):
+        if (r % 2 == 0) != short0:
+            continue
+        c = np.roll(q, -r, axis=0)
+        mid_front = (c[0] + c[1]) / 2
+        axis = (c[2] + c[3]) / 2 - mid_front
+        key = mid_front[0] if abs(axis[0]) >= abs(axis[1]) else -mid_front[1]
+        cands.append((key, c))
+    return min(cands, key=lambda kc: kc[0])[1]
+
+
+def _table_corners(table: TableSpec) -> np.ndarray:
+    return np.array([(0, 0), (0, table.W), (table.L, table.W), (table.L, 0)], float)
+
+
+def _lines_h(lines: list[tuple[np.ndarray, np.ndarray]], table: TableSpec) -> np.ndarray:
+    """Homography (px -> mm) from four lines in SIDES order (front, right, back, left)."""
+    # corner FL = left ∩ front, FR = front ∩ right, BR = right ∩ back, BL = back ∩ left
+    c = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
+    h, _ = cv2.findHomography(c, _table_corners(table))
+    return h / h[2, 2]
+
+
+def _fit_line_pts(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    vx, vy, x0, y0 = cv2.fitLine(p.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.array([x0, y0], float), np.array([vx, vy], float)
+
+
+def _line_residuals(p: np.ndarray) -> np.ndarray:
+    c, d = _fit_line_pts(p)
+    return (p - c) @ np.array([-d[1], d[0]])
+
+
+def _clean(edges: dict[str, np.ndarray], tol: float) -> dict[str, np.ndarray]:
+    """Drop edge points farther than ``tol`` px from their side's robust line."""
+    out = {}
+    for k, p in edges.items():
+        if len(p) < 6:
+            out[k] = p
+            continue
+        for _ in range(2):
+            r = _line_residuals(p)
+            mad = 1.4826 * np.median(np.abs(r)) + 0.3
+            p = p[np.abs(r) < max(tol, 3 * mad) if tol < 0 else np.abs(r) < min(tol, 4 * mad)]
+        out[k] = p
+    return out
+
+
+def _fit_k1(edges: dict[str, np.ndarray], K: np.ndarray) -> float:
+    """Radial k1 that makes the cushion edge points straightest (0 if it barely helps)."""
+
+    def cost(k1: float) -> float:
+        tot = 0.0
+        for p in edges.values():
+            if len(p) >= 6:
+                r = _line_residuals(undistort_px(p, K, np.array([k1, 0, 0, 0, 0])))
+                tot += float(np.sum(np.minimum(r * r, 9.0)))
+        return tot
+
+    res = minimize_scalar(cost, bounds=(-0.5, 0.3), method="bounded", options={"xatol": 1e-4})
+    c0, c1 = cost(0.0), float(res.fun)
+    n = sum(len(p) for p in edges.values())
+    if c1 < 0.7 * c0 and (c0 - c1) / max(n, 1) > 0.02:
+        return float(res.x)
+    return 0.0
+
+
+def _nose_residuals(
+    H: np.ndarray,
+    und: dict[str, np.ndarray],
+    table: TableSpec,
+    cam: np.ndarray | None,
+    hn: float,
+) -> np.ndarray:
+    res = []
+    target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
+    for side, p in und.items():
+        if len(p) == 0:
+            continue
+        xy = parallax_to_cloth(apply_h(H, p), cam, hn)
+        ax, v = target[side]
+        res.append(xy[:, ax] - v)
+    return np.concatenate(res) if res else np.zeros(0)
+
+
+def refine_h(
+    H0: np.ndarray,
+    und: dict[str, np.ndarray],
+    table: TableSpec,
+    cam: np.ndarray | None,
+    hn: float,
+    marks: list[tuple[np.ndarray, np.ndarray]] | None = None,
+) -> np.ndarray:
+    """Least-squares homography (undistorted px -> mm): nose points onto their cushion
+    lines (at the nose height, through parallax) and marking points onto their spots."""
+    marks = marks or []
+    mp = np.array([m[0] for m in marks]).reshape(-1, 2)
+    mx = np.array([m[1] for m in marks]).reshape(-1, 2)
+
+    def fun(h: np.ndarray) -> np.ndarray:
+        H = np.append(h, 1.0).reshape(3, 3)
+        r = _nose_residuals(H, und, table, cam, hn)
+        if len(mp):
+            r = np.concatenate([r, (apply_h(H, mp) - mx).ravel()])
+        return r
+
+    h0 = (H0 / H0[2, 2]).ravel()[:8]
+    sol = least_squares(fun, h0, loss="huber", f_scale=3.0, x_scale="jac", max_nfev=200)
+    return np.append(sol.x, 1.0).reshape(3, 3)
+
+
+def _edges_for_quad(
+    lab: np.ndarray, table: TableSpec, cloth: Cloth, corners: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Nose edge points of each side of the FL, FR, BR, BL quad (recorded px)."""
+    cen = corners.mean(0)
+    long_px = (
+        np.linalg.norm(corners[3] - corners[0]) + np.linalg.norm(corners[2] - corners[1])
+    ) / 2
+    scale = long_px / (table.L + 2 * table.cushion_mm)
+    reach = (2.5 * table.cushion_mm + 40) * scale + 6
+    edges = {}
+    for i, side in enumerate(SIDES):
+        a, b = corners[i], corners[(i + 1) % 4]
+        d = (b - a) / np.linalg.norm(b - a)
+        nrm = np.array([-d[1], d[0]])
+        if nrm @ (cen - (a + b) / 2) < 0:
+            nrm = -nrm
+        long = side in ("left", "right")
+        length = table.L if long else table.W
+        end = 0.05
+        skip = 0.0
+        if table.has_pockets:
+            end = (table.corner_mouth_mm + 2 * table.cushion_mm) / (length + 2 * table.cushion_mm)
+            if long:
+                skip = (table.middle_mouth_mm / 2 + table.cushion_mm + 30) / length
+        pts = side_edges(lab, cloth, a, b, nrm, reach, n=160 if long else 90, skip_middle=skip)
+        if len(pts):
+            tt = (pts - a) @ (b - a) / np.dot(b - a, b - a)
+            pts = pts[(tt > end) & (tt < 1 - end)]
+        edges[side] = pts
+    return edges
+
+
+def _calib_file(
+    table: TableSpec,
+    size: tuple[int, int],
+    H: np.ndarray,
+    K: np.ndarray,
+    k: np.ndarray,
+    cam: tuple[float, float, float] | None,
+    **kw,
+) -> CalibrationFile:
+    return CalibrationFile(
+        table=table.name,
+        image_size=size,
+        image_to_table=tuple(tuple(float(v) for v in r) for r in H / H[2, 2]),
+        distortion=Distortion(
+            camera_matrix=tuple(tuple(float(v) for v in r) for r in K),
+            coeffs=tuple(float(c) for c in k),
+        ),
+        camera_position_mm=cam,
+        **kw,
+    )
+
+
+def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = None) -> FitResult:
+    """Calibrate a clean plate (BGR, recorded px) against ``table``.
+
+    ``corners``: optional manual FL, FR, BR, BL playing-surface corners (recorded px);
+    they seed the search for the cushion noses and are used as they are where the noses
+    cannot be measured. Raises NoTableError (one line) when no table is found or the fit
+    fails its checks."""
+    from contract.calib import Calibration
+
+    h, w = img.shape[:2]
+    size = (w, h)
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    notes: list[str] = []
+    if corners is None:
+        quad = find_quad(img)
+        cloth, c4 = quad.cloth, _corner_order(quad.corners)
+    else:
+        c4 = np.asarray(corners, float).reshape(4, 2)
+        cloth = cloth_stats(lab[::2, ::2])
+    edges = _clean(_edges_for_quad(lab, table, cloth, c4), 4.0)
+    manual_only = corners is not None and any(len(p) < 8 for p in edges.values())
+    if not manual_only:
+        short = [s for s, p in edges.items() if len(p) < 8]
+        if short:
+            raise NoTableError(f"no table found: no cushion edge along the {', '.join(short)} side")
+    f = w / 2 / np.tan(np.radians(DEFAULT_HFOV_DEG) / 2)
+    K = camera_matrix(f, size)
+    k1 = 0.0 if manual_only else _fit_k1(edges, K)
+    if manual_only:
+        notes.append("corners used as given (cushion noses not measurable)")
+        H, _ = cv2.findHomography(c4, _table_corners(table))
+        H = H / H[2, 2]
+    else:
+        und = {s: undistort_px(p, K, np.array([k1, 0, 0, 0, 0])) for s, p in edges.items()}
+        H = _lines_h([_fit_line_pts(und[s]) for s in SIDES], table)
+    f_est = focal_from_homography(H, size)
+    if f_est is not None:
+        k1 *= (f_est / f) ** 2  # the same distortion in pixels under the new focal length
+        f = f_est
+        K = camera_matrix(f, size)
+    else:
+        notes.append(f"focal length assumed ({DEFAULT_HFOV_DEG:.0f} deg horizontal field)")
+    hn = nose_height(table)
+    f_prior = f
+    res = np.zeros(0)
+    if not manual_only:
+        H, f, k1, cam, res = refine_camera(H, f, k1, size, edges, table, hn, f_prior=f_prior)
+        K = camera_matrix(f, size)
+    k = np.array([k1, 0.0, 0.0, 0.0, 0.0])
+
+    def to_px(HH: np.ndarray) -> mk.ToPx:
+        cal = Calibration(_calib_file(table, size, HH, K, k, None))
+        return lambda xy: cal.table_to_pixel(np.asarray(xy, float))
+
+    light = lab[..., 0].astype(np.float32)
+    ev = mk.end_evidence(light, to_px(H), table)
+    front = "assumed"
+    if table.kind == "pyramid":
+        hi, lo = max(ev), min(ev)
+        if hi > 8 and hi > 1.5 * lo:
+            front = "house-line"
+            if ev[1] > ev[0]:
+                H = flip_end(H, table.L, table.W)
+                ev = (ev[1], ev[0])
+                edges = {
+                    "front": edges["back"],
+                    "back": edges["front"],
+                    "left": edges["right"],
+                    "right": edges["left"],
+                }
+        else:
+            notes.append("front end not resolved from the markings: assumed")
+    else:
+        notes.append(f"front end assumed ({table.kind} markings are symmetric)")
+    # point markings as extra correspondences
+    found: dict[str, tuple[float, float]] = {}
+    marks: list[tuple[np.ndarray, np.ndarray]] = []
+    tp = to_px(H)
+    for name, xy in {
+        **{f"spot:{a}": b for a, b in table.spots.items()},
+        **{f"skittle:{a}": b for a, b in table.skittle_spots.items()},
+    }.items():
+        hit = mk.find_spot(light, tp, xy)
+        if hit is not None:
+            found[name] = (float(hit[0][0]), float(hit[0][1]))
+            marks.append((hit[0], np.array(xy, float)))
+    if not manual_only:
+        H1, f1, k11, cam1, res1 = refine_camera(
+            H, f, k1, size, edges, table, hn, marks, f_prior=f_prior
+        )
+        if not marks or np.max(res1[len(res1) - len(marks) :]) < 15:
+            H, f, k1, cam, res = H1, f1, k11, cam1, res1
+            K, k = camera_matrix(f, size), np.array([k1, 0.0, 0.0, 0.0, 0.0])
+        else:
+            notes.append("spots disagree with the cushions by > 15 mm: not used")
+    pose = pose_from_homography(H, K)
+    if manual_only:
+        cam = np.array(pose.position)
+    tp = to_px(H)
+    for name, (a, b) in table.lines.items():
+        if name == "spotting":
+            continue
+        sc, _ = mk.line_score(light, tp, a, b)
+        if sc > 8:
+            mid = tp(np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)]))[0]
+            found[f"line:{name}"] = (float(mid[0]), float(mid[1]))
+    cl = float(np.median(light[h // 3 : 2 * h // 3 : 4, w // 3 : 2 * w // 3 : 4]))
+    for name, q in mk.pocket_dark(light, tp, table, cl).items():
+        found[name] = (float(q[0]), float(q[1]))
+    for name, xy in table.markings.items():
+        if name.startswith("corner:"):
+            q = tp(np.array([xy]))[0]
+            found[name] = (float(q[0]), float(q[1]))
+    coverage = float(np.mean(np.abs(res) < 10)) if len(res) else 0.0
+    inl = res[np.abs(res) < 10]
+    rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
+    _check(pose, coverage, rms, manual_only, table)
+    calib = _calib_file(
+        table, size, H, K, k, tuple(float(v) for v in cam), rms_mm=rms, markings=found, front=front
+    )
+    return FitResult(calib, edges, res, coverage, ev, notes)
+
+
+def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: TableSpec) -> None:
+    """Refuse a fit that is not a table: mirrored, wrong aspect ratio, poor residuals."""
+    if pose.position[2] <= 0:
+        raise NoTableError("no table found: the fitted surface would be seen from below")
+    if abs(pose.aspect_error) > 0.12 or pose.skew > 0.12:
+        raise NoTableError(
+            f"no table found: the outline's proportions do not match {table.name} "
+            f"({table.L:.0f} x {table.W:.0f} mm; off by {abs(pose.aspect_error):.0%})"
+        )
+    if manual:
+        return
+    if coverage < 0.6 or rms is None or rms > 8.0:
+        raise NoTableError(
+            f"no table found: the cushion lines do not fit ({coverage:.0%} of edge points "
+            f"within 10 mm, rms {rms if rms is not None else float('nan'):.1f} mm)"
+        )
+
+
+def _rays_to_plane(
+    pts: np.ndarray, K: np.ndarray, k: np.ndarray, R: np.ndarray, C: np.ndarray, height: float
+) -> np.ndarray:
+    """Recorded px (N,2) -> table mm (N,2) where their rays meet the plane ``height`` mm
+    above the cloth (world frame x, y, -height; C the optical centre in it)."""
+    n = cv2.undistortPoints(pts.reshape(-1, 1, 2), K, k).reshape(-1, 2)
+    d = np.c_[n, np.ones(len(n))] @ R  # R^T d for row vectors
+    s = (-height - C[2]) / d[:, 2]
+    return C[:2] + s[:, None] * d[:, :2]
+
+
+def refine_camera(
+    H: np.ndarray,
+    f: float,
+    k1: float,
+    size: tuple[int, int],
+    edges: dict[str, np.ndarray],
+    table: TableSpec,
+    hn: float,
+    marks: list[tuple[np.ndarray, np.ndarray]] | None = None,
+    f_prior: float | None = None,
+) -> tuple[np.ndarray, float, float, np.ndarray]:
+    """Joint least squares of the camera (rotation, position, focal length, k1) from nose
+    points (recorded px, on their cushion lines at the nose height) and marking points
+    (recorded px -> mm on the cloth). Residuals in table mm. ``f_prior`` adds a weak pull
+    towards a focal length (overhead views hardly constrain it).
+
+    Returns (H undistorted px -> cloth mm, f, k1, camera position (x, y, height) mm,
+    residuals mm: nose points, then one distance per marking)."""
+    K = camera_matrix(f, size)
+    pose = pose_from_homography(H, K)
+    rvec, _ = cv2.Rodrigues(pose.R)
+    C = np.array([pose.position[0], pose.position[1], -pose.position[2]])
+    marks = marks or []
+    mp = np.array([m[0] for m in marks], float).reshape(-1, 2)
+    mx = np.array([m[1] for m in marks], float).reshape(-1, 2)
+    target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
+    sides = [(s, p) for s, p in edges.items() if len(p)]
+    scale = np.array([1, 1, 1, 1000, 1000, 1000, f, 0.1])
+
+    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        x = x * scale
+        R, _ = cv2.Rodrigues(x[:3])
+        KK = camera_matrix(x[6], size)
+        return R, x[3:6], KK, np.array([x[7], 0, 0, 0, 0])
+
+    def fun(x: np.ndarray) -> np.ndarray:
+        R, Cc, KK, kk = unpack(x)
+        res = []
+        for side, p in sides:
+            ax, v = target[side]
+            res.append(_rays_to_plane(p, KK, kk, R, Cc, hn)[:, ax] - v)
+        if len(mp):
+            res.append((_rays_to_plane(mp, KK, kk, R, Cc, 0.0) - mx).ravel())
+        if f_prior:
+            res.append(np.array([(x[6] * scale[6] - f_prior) / f_prior * F_PRIOR_WEIGHT]))
+        return np.concatenate(res)
+
+    x0 = np.r_[rvec.ravel(), C, f, k1] / scale
+    sol = least_squares(fun, x0, loss="huber", f_scale=2.0, x_scale="jac", max_nfev=100)
+    R, Cc, KK, kk = unpack(sol.x)
+    t = -R @ Cc
+    Hn = np.linalg.inv(KK @ np.c_[R[:, 0], R[:, 1], t])
+    res = fun(sol.x)[: len(fun(sol.x)) - (1 if f_prior else 0)]
+    nm = 2 * len(mp)
+    if nm:  # marking residuals as distances
+        res = np.r_[res[: len(res) - nm], np.hypot(*res[len(res) - nm :].reshape(-1, 2).T)]
+    cam = np.array([Cc[0], Cc[1], -Cc[2]])
+    return Hn / Hn[2, 2], float(KK[0, 0]), float(kk[0]), cam, res

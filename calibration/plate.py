@@ -1,0 +1,83 @@
+"""The clean plate: the empty-table picture, as a temporal median over a video's frames
+(players, cues and balls move or differ between frames and drop out), or a single image.
+
+Pixels are as recorded (distorted), BGR uint8.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from contract.errors import ContractError
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+def median_plate(frames: list[np.ndarray]) -> np.ndarray:
+    """Per-pixel median of equally sized BGR frames (uint8), computed in row bands to keep
+    memory small."""
+    if not frames:
+        raise ValueError("no frames for a clean plate")
+    stack = np.stack(frames)
+    out = np.empty(stack.shape[1:], np.uint8)
+    step = 120
+    for r in range(0, stack.shape[1], step):
+        band = stack[:, r : r + step]
+        k = len(frames) // 2
+        out[r : r + step] = np.partition(band, k, axis=0)[k]
+    return out
+
+
+def read_frames(
+    path: str | Path, count: int = 31, start: int = 0, stop: int | None = None
+) -> tuple[list[np.ndarray], list[int], float]:
+    """Read ``count`` frames spread evenly over ``[start, stop)`` of a video.
+
+    Returns (frames, their indices, fps). Sequential decoding (grab) is used because
+    seeking is unreliable in some containers."""
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise ContractError(str(path), "", "cannot open video")
+    n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) or 0
+    fps = float(cap.get(cv2.CAP_PROP_FPS)) or 25.0
+    stop = n if stop is None or stop > n else stop
+    if stop <= start:
+        cap.release()
+        raise ContractError(str(path), "", "video has no frames")
+    want = sorted(set(np.linspace(start, stop - 1, min(count, stop - start)).round().astype(int)))
+    frames, idx = [], []
+    cap.set(cv2.CAP_PROP_POS_FRAMES, start)
+    i = start
+    for w in want:
+        while i < w:
+            if not cap.grab():
+                break
+            i += 1
+        ok, f = cap.read()
+        i += 1
+        if not ok:
+            break
+        frames.append(f)
+        idx.append(w)
+    cap.release()
+    if not frames:
+        raise ContractError(str(path), "", "no frame could be decoded")
+    return frames, idx, fps
+
+
+def load_plate(path: str | Path, count: int = 31) -> np.ndarray:
+    """Clean plate of a video (median of ``count`` frames spread over the clip) or the
+    image itself (BGR uint8)."""
+    p = Path(path)
+    if not p.exists():
+        raise ContractError(str(path), "", "no such file")
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is None:
+            raise ContractError(str(path), "", "cannot read image")
+        return img
+    frames, _, _ = read_frames(p, count)
+    return median_plate(frames)
