@@ -189,34 +189,52 @@ def opponent_ball_first(f: ShotFacts) -> bool:
     return f.cue == f.own and f.first_touch == "object"
 
 
+def _scores_skittles(f: ShotFacts) -> bool:
+    return opponent_ball_first.test(f) and bool(f.knocked_by(f.obj, RED, None))
+
+
 @clause("carom:5.1")
 def object_ball_skittles(f: ShotFacts) -> bool:
-    """Rule 5.1: after a valid contact the opponent's ball knocks skittles."""
-    return opponent_ball_first.test(f) and bool(f.knocked_by(f.obj))
+    """Rule 5.1: after a valid contact the opponent's ball knocks skittles (no carom)."""
+    return _scores_skittles(f) and not f.cue_on_red and not f.object_on_red
 
 
 @clause("carom:5.2")
-def red_skittles(f: ShotFacts) -> bool:
-    """Rules 5.2–5.4: after a valid contact the red (moved by either ball) knocks skittles."""
-    return opponent_ball_first.test(f) and bool(f.knocked_by(RED))
+def carom_then_skittles(f: ShotFacts) -> bool:
+    """Rule 5.2: the cue ball touches the opponent's ball, then the red; the opponent's
+    ball and/or the red knock skittles."""
+    return _scores_skittles(f) and f.cue_on_red and not f.object_on_red
+
+
+@clause("carom:5.3")
+def kiss_then_skittles(f: ShotFacts) -> bool:
+    """Rule 5.3: the opponent's ball touches the red; it and/or the red knock skittles."""
+    return _scores_skittles(f) and f.object_on_red and not f.cue_on_red
+
+
+@clause("carom:5.4")
+def double_carom_skittles(f: ShotFacts) -> bool:
+    """Rule 5.4: the cue ball touches the red, which the opponent's ball also hits; then
+    skittles fall to the opponent's ball and/or the red."""
+    return _scores_skittles(f) and f.cue_on_red and f.object_on_red
 
 
 @clause("carom:5.5")
 def cue_ball_carom(f: ShotFacts) -> bool:
-    """Rule 5.5: the cue ball touches the opponent's ball and then the red."""
-    return opponent_ball_first.test(f) and f.cue_on_red
+    """Rule 5.5: the cue ball touches the opponent's ball and then the red (no skittles)."""
+    return opponent_ball_first.test(f) and f.cue_on_red and not f.object_on_red and not f.knocked
 
 
 @clause("carom:5.6")
 def object_ball_carom(f: ShotFacts) -> bool:
     """Rule 5.6 ("рикошет"): after the contact the opponent's ball touches the red."""
-    return opponent_ball_first.test(f) and f.object_on_red
+    return opponent_ball_first.test(f) and f.object_on_red and not f.cue_on_red and not f.knocked
 
 
 @clause("carom:5.7")
 def double_carom(f: ShotFacts) -> bool:
-    """Rule 5.7: both caroms on one shot (only one is scored, rule 8.2)."""
-    return opponent_ball_first.test(f) and f.cue_on_red and f.object_on_red
+    """Rule 5.7: both caroms on one shot, no skittles (only one is scored, rule 8.2)."""
+    return opponent_ball_first.test(f) and f.cue_on_red and f.object_on_red and not f.knocked
 
 
 @clause("carom:6")

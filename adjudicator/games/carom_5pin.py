@@ -6,6 +6,13 @@ the striker scores the skittles and the carom (rule 8); on a foul every point of
 shot and of each foul goes to the opponent (rules 7, 15.1), who plays from hand
 unless the only foul is the own ball's skittles (13.1, 15.2). A score passing the
 target is capped at it (rule 2); the break alternates by frame (4.5). Positions mm.
+
+Verdict extensions: ``hand_half`` (``bottom``/``top``: where the incoming ball may be
+placed, rule 13), ``uncapped`` (the points before the cap), ``frame_over``/``winner``,
+``lag_winner`` (a lag shot). Referee choices (``RefereeInput.choice``): on the shot
+after a foul ``respot_offender`` (rule 13.5); on a lag shot ``concede`` (the winner
+gives the break away, rule 3). Players' balls: A white, B yellow unless
+``initial_state(..., balls=...)`` says otherwise (rule 3: by agreement or lot).
 """
 
 from __future__ import annotations
@@ -33,12 +40,14 @@ from contract.tables import TableSpec, load_table
 GENERIC_TABLE = "pyramid-12ft"  # MatchSettings' default: means "the game's table"
 TABLE = "carom-match"
 RESPOT_OFFENDER = "respot_offender"  # rule 13.5: the incoming player's request
-SCORING: tuple[F.Predicate, ...] = (
+SCORING: tuple[F.Predicate, ...] = (  # rules 5.1–5.7: at most one fits a valid shot
     F.object_ball_skittles,
-    F.red_skittles,
-    F.double_carom,
+    F.carom_then_skittles,
+    F.kiss_then_skittles,
+    F.double_carom_skittles,
     F.cue_ball_carom,
     F.object_ball_carom,
+    F.double_carom,
 )
 
 
@@ -189,7 +198,7 @@ class Carom5Pin:
             )
         else:
             pts, gainer = skit + carom, striker
-            refs += [p.ref for p in SCORING if p(state, shot)] or ["carom:6"]
+            refs += [p.ref for p in SCORING if p(state, shot)] or ["carom:8" if pts else "carom:6"]
             reasons += self._score_reasons(f, skit, carom)
         if any(b is None for _, b in f.knocked):
             reasons.append(
