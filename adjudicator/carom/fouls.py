@@ -26,9 +26,12 @@ def clause_text(ref: str) -> tuple[str, str]:
     return f"п. {head}{_CYR.get(letter, letter)}", f"rule {num}"
 
 
-def reason(ref: str, ru: str, en: str) -> dict[str, str]:
-    """A verdict's human sentence in both languages, the clause appended."""
+def reason(ref: str, ru: str, en: str, see: str | None = None) -> dict[str, str]:
+    """A verdict's human sentence in both languages, the clause (and ``see``) appended."""
     r, e = clause_text(ref)
+    if see:
+        r2, e2 = clause_text(see)
+        r, e = f"{r}, {r2[3:]}", f"{e}, {e2[5:]}"
     return {"ru": f"{ru} ({r})", "en": f"{en} ({e})"}
 
 
@@ -44,25 +47,33 @@ class FoulRule:
     ru: str
     en: str
     detect: F.Predicate | None = None
+    see: str | None = None  # the rule-7 clause naming the same invalid shot
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return (self.ref, self.see) if self.see else (self.ref,)
+
+    def reason(self) -> dict[str, str]:
+        return reason(self.ref, self.ru, self.en, self.see)
 
 
 FOULS: tuple[FoulRule, ...] = (
     FoulRule(Foul.WRONG_BALL, "carom:15.3a", ("foul",), True,
              "Фол: удар не своим шаром", "Foul: the player struck a ball not his own",
-             F.wrong_ball),
+             F.wrong_ball, "carom:7.4"),
     FoulRule(Foul.NO_CONTACT, "carom:15.3g", ("foul",), True,
              "Фол: биток не коснулся шара соперника",
-             "Foul: the cue ball did not touch the opponent's ball", F.no_contact),
+             "Foul: the cue ball did not touch the opponent's ball", F.no_contact, "carom:7.1"),
     FoulRule(Foul.RED_FIRST, "carom:15.3b", ("foul", "red_first_extra"), True,
              "Фол: первым задет красный шар", "Foul: the red ball was hit first",
-             F.red_first),
+             F.red_first, "carom:7.2"),
     FoulRule(Foul.SKITTLES_FIRST, "carom:15.3v", ("foul",), True,
              "Фол: биток сбил фишки до касания шара соперника",
              "Foul: the cue ball knocked skittles before the opponent's ball", F.skittles_first),
     FoulRule(Foul.OWN_BALL_SKITTLES, "carom:15.2", (), False,
              "Фол: свой шар сбил фишки; сопернику только очки фишек и карамболя",
              "Foul: the player's own ball knocked skittles; the opponent gets only the "
-             "skittle and carom points", F.own_ball_skittles),
+             "skittle and carom points", F.own_ball_skittles, "carom:7.3"),
     FoulRule(Foul.BALL_OFF_TABLE, "carom:15.3d", ("foul",), True,
              "Фол: шар выскочил за пределы бильярда", "Foul: a ball left the table",
              F.ball_off_table),

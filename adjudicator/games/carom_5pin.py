@@ -184,8 +184,8 @@ class Carom5Pin:
             pen = sum(values[k] for r in fouls for k in r.points)
             pts, gainer = pen + skit + carom, opp
             for r in fouls:
-                refs.append(r.ref)
-                reasons.append(reason(r.ref, r.ru, r.en))
+                refs += r.refs
+                reasons.append(r.reason())
             refs.append("carom:7")
             if len(fouls) > 1 or skit or carom:
                 refs.append("carom:15.1")

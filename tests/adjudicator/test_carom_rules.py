@@ -126,8 +126,9 @@ def test_fouls(events, kw, fouls, points, hand, ref):
 
 def test_red_first_sentence():
     v = rules().judge(state(), shot(hit(W, R)))
-    assert {"ru": "Фол: первым задет красный шар (п. 15.3б)",
-            "en": "Foul: the red ball was hit first (rule 15.3b)"} in v.reasons  # fmt: skip
+    assert v.rule_refs[:2] == ("carom:15.3b", "carom:7.2")
+    assert {"ru": "Фол: первым задет красный шар (п. 15.3б, 7.2)",
+            "en": "Foul: the red ball was hit first (rule 15.3b, 7.2)"} in v.reasons  # fmt: skip
 
 
 def test_annul_without_referee_fouls_is_legal():
