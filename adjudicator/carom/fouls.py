@@ -110,3 +110,5 @@ def rule_for(code: Foul | str) -> FoulRule:
         return BY_CODE[Foul(code)]
     except ValueError:
         raise ValueError(f"unknown foul code {code!r}") from None
+    except KeyError:
+        raise ValueError(f"foul {Foul(code).value!r} is not a 5-pin carom foul") from None

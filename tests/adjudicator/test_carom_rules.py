@@ -194,3 +194,8 @@ def test_predicates(events, cue, pred, expected):
     p = getattr(F, pred)
     assert p(state(), shot(*events, cue=cue)) is expected
     assert p.ref.startswith("carom:")
+
+
+def test_pyramid_foul_code_from_the_referee_is_one_line():
+    with pytest.raises(ValueError, match="'cue_ball_pocketed' is not a 5-pin carom foul"):
+        rules().judge(state(), shot(hit(W, Y), fouls=(Foul.CUE_BALL_POCKETED,)))
