@@ -217,7 +217,7 @@ def format_report(r: Report) -> str:
         c = r.calibration
         ball = "-" if c.error_ball is None else c.error_ball.brief()
         lines += [
-            f"calibration  {c.table}, {c.points} points; cloth {c.error.brief()}",
+            f"calibration  {c.table}, {c.points} points ({c.lost} lost); cloth {c.error.brief()}",
             f"             ball height {ball}; front end "
             f"right in {c.front_right}/{c.videos} videos"
             + ("" if c.front_x_mm is None else f" (x = {c.front_x_mm:.1f} mm)"),

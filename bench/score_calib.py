@@ -17,6 +17,7 @@ from contract.calib import Calibration
 from contract.tables import TableSpec, load_table
 
 GRID_MM = 50.0
+LOST_MM = 1e9  # the error of a point the prediction maps to infinity, NaN or beyond 1000 km
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ class CalibScores:
     when either side lacks ``camera_position_mm``. ``front_x_mm``: where the prediction puts
     the truth's front-cushion midpoint ``(0, W/2)`` (None when videos are combined);
     ``front_right`` counts videos where that is nearer the front than the back (the ends
-    are not swapped); ``front_ok`` when it holds in every video."""
+    are not swapped); ``front_ok`` when it holds in every video. ``lost``: grid points the
+    prediction maps to no finite position (each counted as a ``LOST_MM`` error)."""
 
     table: str
     points: int
@@ -34,6 +36,7 @@ class CalibScores:
     front_x_mm: float | None
     front_right: int
     videos: int = 1
+    lost: int = 0
 
     @property
     def front_ok(self) -> bool:
@@ -50,8 +53,10 @@ def table_grid(table: TableSpec, step: float = GRID_MM) -> np.ndarray:
 
 def _errors(pred: Calibration, truth: Calibration, xy: np.ndarray, h: float) -> np.ndarray:
     uv = truth.table_to_pixel(xy, h)
-    back = pred.pixel_to_table(uv, h)
-    return np.hypot(*(back - xy).T)
+    with np.errstate(all="ignore"):
+        back = pred.pixel_to_table(uv, h)
+        e = np.hypot(*(back - xy).T)
+    return np.where(np.isfinite(e) & (e < LOST_MM), e, LOST_MM)
 
 
 def score_calibration(
@@ -72,12 +77,15 @@ def score_calibration(
     ball = None
     if pred.cam is not None and truth.cam is not None:
         ball = Stats.of(_errors(pred, truth, xy, table.ball_radius))
-    front = pred.pixel_to_table(truth.table_to_pixel(np.array([[0.0, table.W / 2]])))[0]
+    with np.errstate(all="ignore"):
+        front = pred.pixel_to_table(truth.table_to_pixel(np.array([[0.0, table.W / 2]])))[0]
+    err = _errors(pred, truth, xy, 0.0)
     return CalibScores(
         table=table.name,
         points=int(inside.sum()),
-        error=Stats.of(_errors(pred, truth, xy, 0.0)),
+        error=Stats.of(err),
+        lost=int(np.sum(err >= LOST_MM)),
         error_ball=ball,
-        front_x_mm=float(front[0]) + 0.0,
-        front_right=int(front[0] < table.L / 2),
+        front_x_mm=float(front[0]) + 0.0 if np.isfinite(front[0]) else None,
+        front_right=int(bool(front[0] < table.L / 2)),
     )

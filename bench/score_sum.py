@@ -123,4 +123,5 @@ def combine_calibration(items: Sequence[CalibScores]) -> CalibScores:
         front_x_mm=items[0].front_x_mm if len(items) == 1 else None,
         front_right=_sum(items, "front_right"),
         videos=_sum(items, "videos"),
+        lost=_sum(items, "lost"),
     )

@@ -179,3 +179,11 @@ def test_empty_tracks(truth_tracks, side, coverage, false_rows, false_share) -> 
         false_share,
         0,
     )
+
+
+def test_calibration_points_lost_at_infinity(truth_calib: Calibration) -> None:
+    horizon = np.array([[1.0, 0, 0], [0, 1.0, 0], [-1 / 1000.0, 0, 1.0]])  # x = 1000 -> infinity
+    s = score_calibration(shifted(truth_calib, horizon), truth_calib)
+    assert s.lost == 37  # the grid column x = 1000
+    assert s.error.max == 1e9
+    assert np.isfinite(s.error.median)
