@@ -1,6 +1,8 @@
 """TRACKS.csv (contract §7): one row per ball or skittle per frame, as a struct of arrays.
 
 ``x``, ``y`` in table mm; ``u``, ``v`` in recorded video pixels (NaN where predicted).
+Extension: an optional ninth column ``state``: ``standing`` or ``fallen`` for a skittle,
+empty for a ball. Readers that know only the eight contract columns ignore it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import numpy as np
 from contract.errors import ContractError
 
 HEADER = ("frame", "t", "id", "x", "y", "visible", "u", "v")
+STATE = "state"
+SKITTLE_STATES = ("standing", "fallen")
 
 
 @dataclass(frozen=True)
@@ -28,13 +32,18 @@ class Tracks:
     visible: np.ndarray  # bool
     u: np.ndarray  # px, NaN when predicted
     v: np.ndarray  # px, NaN when predicted
+    state: np.ndarray | None = None  # str (object): skittle state, "" for balls
 
     def __len__(self) -> int:
         return len(self.frame)
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> Tracks:
+        """Rows of 8 contract fields, or 9 with the skittle ``state`` last."""
         rows = sorted(rows, key=lambda r: (int(r[0]), str(r[2])))
+        with_state = any(len(r) > 8 for r in rows)
+        if with_state:
+            rows = [r if len(r) > 8 else (*r, "") for r in rows]
         cols = list(zip(*rows, strict=True)) if rows else [()] * 8
         nan = float("nan")
         return cls(
@@ -46,10 +55,12 @@ class Tracks:
             visible=np.asarray(cols[5], dtype=bool),
             u=np.asarray([nan if c is None else c for c in cols[6]], dtype=float),
             v=np.asarray([nan if c is None else c for c in cols[7]], dtype=float),
+            state=np.asarray([c or "" for c in cols[8]], dtype=object) if with_state else None,
         )
 
     def select(self, mask: np.ndarray) -> Tracks:
-        return Tracks(*(getattr(self, f)[mask] for f in HEADER))
+        st = None if self.state is None else self.state[mask]
+        return Tracks(*(getattr(self, f)[mask] for f in HEADER), state=st)
 
     def ids(self) -> list[str]:
         return sorted(set(self.id.tolist()))
@@ -76,6 +87,7 @@ def read_tracks(path: str | Path) -> Tracks:
         header = next(reader, None)
         if header is None or tuple(h.strip() for h in header[:8]) != HEADER:
             raise ContractError(str(path), "header", f"expected {','.join(HEADER)}")
+        state_col = header.index(STATE) if STATE in header[8:] else None
         for n, r in enumerate(reader, start=2):
             if not r:
                 continue
@@ -110,8 +122,9 @@ def write_tracks(path: str | Path, tracks: Tracks) -> None:
     tmp = p.with_name(p.name + ".tmp")
     with tmp.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(HEADER)
+        w.writerow(HEADER if tracks.state is None else (*HEADER, STATE))
         for i in range(len(tracks)):
+            extra = () if tracks.state is None else (tracks.state[i],)
             w.writerow(
                 (
                     int(tracks.frame[i]),
@@ -122,6 +135,7 @@ def write_tracks(path: str | Path, tracks: Tracks) -> None:
                     int(bool(tracks.visible[i])),
                     _fmt(tracks.u[i]),
                     _fmt(tracks.v[i]),
+                    *extra,
                 )
             )
     tmp.replace(p)

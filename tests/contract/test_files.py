@@ -168,3 +168,23 @@ def test_calibration_rejects_singular(tmp_path: Path) -> None:
     with pytest.raises(ContractError, match="image_to_table"):
         read_calibration(p)
     assert isinstance(Calibration(_calib()), Calibration)
+
+
+def test_tracks_skittle_state_column_round_trips(tmp_path: Path) -> None:
+    t = Tracks.from_rows(
+        [
+            (0, 0.0, "centre", 1420.0, 710.0, 1, 5.0, 6.0, "standing"),
+            (1, 0.03, "centre", 1420.0, 710.0, 1, 5.0, 6.0, "fallen"),
+            (1, 0.03, "white", 100.0, 710.0, 1, 7.0, 8.0),
+        ]
+    )
+    write_tracks(tmp_path / "t.csv", t)
+    assert (tmp_path / "t.csv").read_text().splitlines()[0].endswith(",state")
+    r = read_tracks(tmp_path / "t.csv")
+    assert r.state.tolist() == ["standing", "fallen", ""]
+    assert read_tracks(tmp_path / "t.csv").of("centre").state.tolist() == ["standing", "fallen"]
+    (tmp_path / "bad.csv").write_text(
+        "frame,t,id,x,y,visible,u,v,state\n0,0,centre,1,2,1,,,upright\n"
+    )
+    with pytest.raises(ContractError, match="state"):
+        read_tracks(tmp_path / "bad.csv")
