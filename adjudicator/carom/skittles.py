@@ -44,14 +44,15 @@ def skittle_plan(
     respots: list[Respot] = []
     removed: list[str] = []
     pts = list(balls.values())
+    lim = (table.ball_radius + table.skittle_width_mm / 2) ** 2
     for s in SKITTLES:
-        mark = marks[s]
-        if mark_covered(mark, pts, table):
+        mx, my = marks[s]
+        if any((mx - x) ** 2 + (my - y) ** 2 < lim for x, y in pts):
             removed.append(s)
         elif s in down:
-            respots.append(Respot(id=s, at=mark))
+            respots.append(Respot(id=s, at=(mx, my)))
         elif s in rest:
             x, y = rest[s]
-            if (x - mark[0]) ** 2 + (y - mark[1]) ** 2 > MOVED_MM**2:
-                respots.append(Respot(id=s, at=mark))
+            if (x - mx) ** 2 + (y - my) ** 2 > MOVED_MM**2:
+                respots.append(Respot(id=s, at=(mx, my)))
     return tuple(respots), tuple(removed)

@@ -18,7 +18,7 @@ gives the break away, rule 3). Players' balls: A white, B yellow unless
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from adjudicator.base import MatchSettings, MatchState, Player, frozen_map, other, register
@@ -67,12 +67,23 @@ def _names(ids: tuple[str, ...], ru: bool = False) -> str:
     return ", ".join(SKITTLE_RU[i] if ru else i for i in ids)
 
 
+@dataclass(frozen=True)
+class _After:
+    """After a shot: ball positions for the next (mm), the referee's re-spots (balls,
+    rule 11.3; skittles, rule 12), and the skittles left off (12.7)."""
+
+    balls: dict[str, tuple[float, float]]
+    respot: tuple[Respot, ...]
+    removed: tuple[str, ...]
+
+
 class Carom5Pin:
     """The 5-pin rules. ``state.extra`` keys: ``balls`` (player -> own ball),
     ``hand_half`` (``bottom``/``top`` while a ball is in hand), ``skittles_removed``
     (rule 12.7), ``lag_faults`` (late starts in the lag, rule 3)."""
 
     name = "carom-5pin"
+    _cache: tuple | None = None
 
     # ---------------------------------------------------------------- settings
     @staticmethod
@@ -231,18 +242,17 @@ class Carom5Pin:
         if pts and state.score.get(gainer, 0) + pts >= target:
             extra.update(frame_over=True, winner=gainer)
         hand = any(r.hand for r in fouls)
-        balls, ball_spots = self._next_balls(state, shot, f, hand)
-        skittle_respots, _ = self._skittles(state, shot, f, balls)
+        after = self._after(state, shot, f, hand)
         options: tuple[str, ...] = ()
         if hand:
             options = ("hand", RESPOT_OFFENDER)
-            extra["hand_half"] = hand_half(balls.get(f.own), self.table(state.settings))
+            extra["hand_half"] = hand_half(after.balls.get(f.own), self.table(state.settings))
         return Verdict(
             legal=not fouls,
             fouls=tuple(r.code for r in fouls),
             scored={"A": 0, "B": 0} | {gainer: pts},
             next=opp,
-            respot=tuple(Respot(id=b, at=p) for b, p in ball_spots.items()) + skittle_respots,
+            respot=after.respot,
             rule_refs=tuple(dict.fromkeys(refs)),
             reasons=tuple(reasons),
             options=options,
@@ -300,33 +310,27 @@ class Carom5Pin:
         return out
 
     # --------------------------------------------------------- next positions
-    def _next_balls(
-        self, state: MatchState, shot: Shot, f: F.ShotFacts, hand: bool
-    ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]]:
-        """Ball positions for the next shot (mm) and the balls the referee spots (11.3).
-        With ball in hand the incoming player's ball is picked up (13.2)."""
+    def _after(self, state: MatchState, shot: Shot, f: F.ShotFacts, hand: bool) -> _After:
+        """Positions for the next shot; judge and apply of one shot share it (identity cache)."""
+        c = self._cache
+        if c is not None and c[0] is state and c[1] is shot and c[2] == hand:
+            return c[3]
         table = self.table(state.settings)
         incoming = F.balls_of(state)[other(state.turn)]
         pos = {b: p for b, p in state.on_table.items() if b in F.BALLS}
         pos.update({b: tuple(p) for b, p in shot.rest.items() if b in F.BALLS})  # type: ignore[misc]
         for b in f.off_table:
             pos.pop(b, None)
-        spots = off_table_spots(f.off_table, pos, f.own, incoming, table)
+        spots = off_table_spots(f.off_table, pos, f.own, incoming, table) if f.off_table else {}
         pos.update(spots)
         if hand:
             pos.pop(incoming, None)
-        return pos, spots
-
-    def _skittles(
-        self,
-        state: MatchState,
-        shot: Shot,
-        f: F.ShotFacts,
-        balls: Mapping[str, tuple[float, float]],
-    ) -> tuple[tuple[Respot, ...], tuple[str, ...]]:
         rest = {k: v for k, v in shot.rest.items() if k not in F.BALLS}
         removed = state.extra.get("skittles_removed", ())
-        return skittle_plan(self.table(state.settings), balls, f.knocked_ids, removed, rest)  # type: ignore[arg-type]
+        sk, gone = skittle_plan(table, pos, f.knocked_ids, removed, rest)  # type: ignore[arg-type]
+        out = _After(pos, tuple(Respot(id=b, at=p) for b, p in spots.items()) + sk, gone)
+        self._cache = (state, shot, hand, out)
+        return out
 
     # ------------------------------------------------------------------- apply
     def apply(self, state: MatchState, shot: Shot, verdict: Verdict) -> MatchState:
@@ -339,10 +343,10 @@ class Carom5Pin:
             p: min(target, state.score.get(p, 0) + verdict.scored.get(p, 0)) for p in ("A", "B")
         }
         hand = any(rule_for(c).hand for c in verdict.fouls)
-        balls, _ = self._next_balls(state, shot, f, hand)
-        _, removed = self._skittles(state, shot, f, balls)
+        after = self._after(state, shot, f, hand)
+        balls = after.balls
         table = self.table(state.settings)
-        extra = {**state.extra, "skittles_removed": removed, "hand_half": None}
+        extra = {**state.extra, "skittles_removed": after.removed, "hand_half": None}
         if hand:
             extra["hand_half"] = hand_half(balls.get(f.own), table)
         nxt = verdict.next
