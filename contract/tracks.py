@@ -107,7 +107,15 @@ def read_tracks(path: str | Path) -> Tracks:
                 raise ContractError(
                     str(path), f"line {n}", "id must be set, visible 0/1, frame >= 0"
                 )
-            rows.append((frame, t, ident, x, y, vis, u, v))
+            if state_col is None:
+                rows.append((frame, t, ident, x, y, vis, u, v))
+                continue
+            st = r[state_col].strip() if len(r) > state_col else ""
+            if st and st not in SKITTLE_STATES:
+                raise ContractError(
+                    str(path), f"line {n}", f"state must be one of {SKITTLE_STATES}"
+                )
+            rows.append((frame, t, ident, x, y, vis, u, v, st))
     return Tracks.from_rows(rows)
 
 
