@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from adjudicator.base import MatchSettings, MatchState, Player, frozen_map, other
 from adjudicator.pyramid import predicates as P
 from adjudicator.pyramid.geometry import rack_positions, respot_positions, table_for
-from adjudicator.pyramid.texts import foul_reason, sentence
+from adjudicator.pyramid.texts import PATTERN_TEXT, foul_reason, sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Respot, Shot, Verdict
 
@@ -143,9 +143,11 @@ class PyramidRules:
                 why = sentence("Правильный начальный удар", "Legal break", "pyramid:12.1")
             else:
                 pat = P.completion_pattern(state, shot) or "20"
-                ref20 = "pyramid:20.2" if pat == "20.2" else "pyramid:20"
-                r.refs.append(ref20)
-                why = sentence(f"Удар завершён правильно ({pat})", f"Shot completed ({pat})", ref20)
+                r.refs.append("pyramid:20.2" if pat == "20.2" else "pyramid:20")
+                ru, en = PATTERN_TEXT.get(pat, ("", ""))
+                why = sentence(
+                    f"Удар завершён правильно: {ru}", f"Shot completed: {en}", f"pyramid:{pat}"
+                )
             r.notes.insert(0, why)
             scored[striker] += sum(self.value(b) for b in r.counted) + r.bonus
             if r.counted:
@@ -319,16 +321,29 @@ class PyramidRules:
     def _penalty(self, state: MatchState, striker: Player, r: Ruling, scored, owed) -> None:
         """27.2: one penalty however many fouls. ``point``: +1 to the opponent; ``ball``: the
         offender's last shelf ball goes back on the table, or he owes one."""
+        opp = other(striker)
         if state.settings.penalty == "point":
-            scored[other(striker)] += 1
+            scored[opp] += 1
+            r.notes.append(
+                sentence(f"Штраф: +1 игроку {opp}", f"Penalty: 1 point to {opp}", "pyramid:27.2")
+            )
             return
         shelf = state.shelf.get(striker, ())
         if shelf:
             b = shelf[-1]
             r.respot.append(b)
             scored[striker] -= self.value(b)
+            ru, en = (
+                f"шар {b} с полки {striker} выставляется",
+                f"ball {b} back from {striker}'s shelf",
+            )
         else:
             owed[striker] += 1
+            ru, en = (
+                f"полка {striker} пуста: шар в долг",
+                f"{striker}'s shelf is empty: owes a ball",
+            )
+        r.notes.append(sentence(f"Штраф: {ru}", f"Penalty: {en}", "pyramid:27.2"))
 
     def _pay_debt(self, state: MatchState, striker: Player, r: Ruling, scored, owed) -> None:
         """Ball-form penalty owed from an empty shelf: paid with the next ball scored."""

@@ -77,3 +77,42 @@ def foul_reason(foul: Foul, ref: str | None = None, detail: str = "") -> dict[st
     ru_d, en_d = (f": {detail}", f": {detail}") if detail else ("", "")
     r = ref or dref
     return sentence(f"Фол: {ru}{ru_d}", f"Foul: {en}{en_d}", r)
+
+
+# 003 rule 20 completion patterns -> (ru, en)
+PATTERN_TEXT: dict[str, tuple[str, str]] = {
+    "20(1)": ("шар забит в лузу", "a ball was pocketed"),
+    "20(2а)": ("шар от борта коснулся другого борта", "a ball off a cushion touched another"),
+    "20(2б)": (
+        "шар от борта довёл шар до другого борта",
+        "a ball off a cushion drove a ball to another cushion",
+    ),
+    "20(2в)": (
+        "шар от борта коснулся шара у другого борта",
+        "a ball off a cushion touched a ball frozen to another cushion",
+    ),
+    "20(3а)": (
+        "шар пересёк центральную линию и коснулся борта",
+        "a ball crossed the centre line, then touched a cushion",
+    ),
+    "20(3б)": (
+        "шар пересёк центральную линию и довёл шар до борта",
+        "a ball crossed the centre line, then drove a ball to a cushion",
+    ),
+    "20(3в)": (
+        "шар пересёк центральную линию и коснулся шара у борта",
+        "a ball crossed the centre line, then touched a ball frozen to a cushion",
+    ),
+    "20(4а)": (
+        "шар от борта пересёк центральную линию",
+        "a ball off a cushion crossed the centre line",
+    ),
+    "20(4б)": (
+        "шар от борта перекатил шар через центральную линию",
+        "a ball off a cushion rolled a ball over the centre line",
+    ),
+    "20.2": (
+        "прицельный шар у борта вернул биток (два соударения или предупреждение)",
+        "a frozen object ball sent the cue ball on (two contacts, or the referee warned)",
+    ),
+}
