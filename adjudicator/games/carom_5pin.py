@@ -176,6 +176,7 @@ class Carom5Pin:
 
     # ------------------------------------------------------------------- judge
     def judge(self, state: MatchState, shot: Shot) -> Verdict:
+        """The verdict on one shot (rules 2, 5–8, 11–13, 15); ``scored`` capped at the target."""
         state = self._prepare(state, shot)
         ref = shot.referee
         if ref is not None and ref.verdict is not None:
@@ -183,63 +184,24 @@ class Carom5Pin:
         f = F.facts(state, shot)
         if f.is_lag:
             return self._judge_lag(state, shot)
-        values = self.values(state.settings)
-        striker, opp = state.turn, other(state.turn)
         fouls = self._fouls(state, shot, f)
-        skit = skittle_points(f.knocked_ids, values)
-        red_first = any(r.code == Foul.RED_FIRST for r in fouls)
-        carom = 0 if red_first else carom_points(f.cue_on_red, f.object_on_red, values)
-        reasons: list[dict[str, str]] = []
-        refs: list[str] = []
-        if fouls:
-            pen = sum(values[k] for r in fouls for k in r.points)
-            pts, gainer = pen + skit + carom, opp
-            for r in fouls:
-                refs += r.refs
-                reasons.append(r.reason())
-            refs.append("carom:7")
-            if len(fouls) > 1 or skit or carom:
-                refs.append("carom:15.1")
-            reasons.append(
-                reason(
-                    "carom:15.1",
-                    f"Игроку {opp}: штраф {pen} + фишки {skit} + карамболь {carom} = {pts}",
-                    f"To player {opp}: penalty {pen} + skittles {skit} + carom {carom} = {pts}",
-                )
-            )
-        else:
-            pts, gainer = skit + carom, striker
-            refs += [p.ref for p in SCORING if p(state, shot)] or ["carom:8" if pts else "carom:6"]
-            reasons += self._score_reasons(f, skit, carom)
+        pts, gainer, refs, reasons = self._points(state, shot, f, fouls)
         if any(b is None for _, b in f.knocked):
-            reasons.append(
-                reason(
-                    "carom:12.3",
-                    "Не определено, чем сбита фишка",
-                    "The ball that knocked a skittle is unknown",
-                )
-            )
-        if shot.player is not None and shot.player != striker:
-            reasons.append(
-                reason(
-                    "carom:2", f"Очередь удара игрока {striker}", f"It was player {striker}'s turn"
-                )
-            )
+            reasons.append(reason("carom:12.3", "Не определено, чем сбита фишка",
+                                  "The ball that knocked a skittle is unknown"))  # fmt: skip
+        if shot.player is not None and shot.player != state.turn:
+            reasons.append(reason("carom:2", f"Очередь удара игрока {state.turn}",
+                                  f"It was player {state.turn}'s turn"))  # fmt: skip
         target = self.target(state.settings)
-        room = max(0, target - state.score.get(gainer, 0))
+        had = state.score.get(gainer, 0)
         extra: dict[str, object] = {}
-        if pts > room:
+        if had + pts > target:  # rule 2: the winner's total is brought down to the target
             refs.append("carom:2")
-            reasons.append(
-                reason(
-                    "carom:2",
-                    f"Очки сведены к пределу {target} (было бы {state.score.get(gainer, 0) + pts})",
-                    f"Score capped at the target {target} (would be {state.score.get(gainer, 0) + pts})",
-                )
-            )
+            reasons.append(reason("carom:2", f"Очки сведены к пределу {target} (было бы {had + pts})",
+                                  f"Score capped at the target {target} (would be {had + pts})"))  # fmt: skip
             extra["uncapped"] = pts
-            pts = room
-        if pts and state.score.get(gainer, 0) + pts >= target:
+            pts = max(0, target - had)
+        if pts and had + pts >= target:
             extra.update(frame_over=True, winner=gainer)
         hand = any(r.hand for r in fouls)
         after = self._after(state, shot, f, hand)
@@ -251,13 +213,39 @@ class Carom5Pin:
             legal=not fouls,
             fouls=tuple(r.code for r in fouls),
             scored={"A": 0, "B": 0} | {gainer: pts},
-            next=opp,
+            next=other(state.turn),
             respot=after.respot,
             rule_refs=tuple(dict.fromkeys(refs)),
             reasons=tuple(reasons),
             options=options,
             **extra,
         )
+
+    def _points(
+        self, state: MatchState, shot: Shot, f: F.ShotFacts, fouls: list[FoulRule]
+    ) -> tuple[int, Player, list[str], list[dict[str, str]]]:
+        """The shot's points, who gains them, the clauses and the sentences. Valid: the
+        skittles and the carom to the striker (5, 8). Foul: every foul's points, the
+        skittles and the carom to the opponent (7, 15.1); red first: 2 + 2, no carom."""
+        values = self.values(state.settings)
+        skit = skittle_points(f.knocked_ids, values)
+        red_first = any(r.code == Foul.RED_FIRST for r in fouls)
+        carom = 0 if red_first else carom_points(f.cue_on_red, f.object_on_red, values)
+        if not fouls:
+            pts = skit + carom
+            refs = [p.ref for p in SCORING if p(state, shot)] or ["carom:8" if pts else "carom:6"]
+            return pts, state.turn, refs, self._score_reasons(f, skit, carom)
+        opp = other(state.turn)
+        pen = sum(values[k] for r in fouls for k in r.points)
+        pts = pen + skit + carom
+        refs = [c for r in fouls for c in r.refs] + ["carom:7"]
+        if len(fouls) > 1 or skit or carom:
+            refs.append("carom:15.1")
+        reasons = [r.reason() for r in fouls]
+        reasons.append(reason("carom:15.1",
+                              f"Игроку {opp}: штраф {pen} + фишки {skit} + карамболь {carom} = {pts}",
+                              f"To player {opp}: penalty {pen} + skittles {skit} + carom {carom} = {pts}"))  # fmt: skip
+        return pts, opp, refs, reasons
 
     def _fouls(self, state: MatchState, shot: Shot, f: F.ShotFacts) -> list[FoulRule]:
         """The camera's fouls (unless the referee annulled them) and the referee's, each once."""
