@@ -72,10 +72,21 @@ def _frozen_at_start(state: MatchState, ball: str) -> frozenset[str]:
     return frozen_cushions(table_for(state.settings.table), p, state.settings.frozen_tol_mm)
 
 
+_LAST: list = [None, None, None]  # (state, shot, pattern) of the last call: judge asks twice
+
+
 def completion_pattern(state: MatchState, shot: Shot) -> str | None:
     """The first 003 rule 20 pattern the shot meets after the cue ball's first contact, or
     None. Returns "20(1)", "20(2а)" … "20(4б)" or "20.2". Events count only in the order
     the rule gives them (20.1)."""
+    if _LAST[0] is state and _LAST[1] is shot:
+        return _LAST[2]
+    pat = _completion(state, shot)
+    _LAST[:] = [state, shot, pat]
+    return pat
+
+
+def _completion(state: MatchState, shot: Shot) -> str | None:
     v = view(shot)
     cue = cue_of(state, shot)
     fc = v.first_contact(cue)
@@ -187,12 +198,14 @@ def ball_touched(state: MatchState, shot: Shot) -> bool:
 def hanging_replay(state: MatchState, shot: Shot) -> bool:
     """Rule 22.2: a hanging ball fell because another ball touched it: restore and replay."""
     v = view(shot)
+    if not v.hanging:
+        return False
     return any(any(b in (x, y) for _, x, y in v.contacts) for _, b, _ in v.hanging)
 
 
 def hanging_restored(state: MatchState, shot: Shot) -> tuple[str, ...]:
     """Rule 22.1: hanging balls that fell by themselves (no contact): put back in place."""
-    if hanging_replay(state, shot):
+    if not view(shot).hanging or hanging_replay(state, shot):
         return ()
     return tuple(dict.fromkeys(b for _, b, _ in view(shot).hanging))
 

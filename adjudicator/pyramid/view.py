@@ -41,6 +41,8 @@ class ShotView:
     early: tuple[str, ...]
     n: int
     moved: frozenset[str] = field(default_factory=frozenset)
+    pocketed_ids: tuple[str, ...] = ()
+    off_ids: tuple[str, ...] = ()
 
     def first_contact(self, cue: str) -> tuple[int, str] | None:
         """(index, object ball) of the cue ball's first contact with another ball (rule 6)."""
@@ -53,10 +55,11 @@ class ShotView:
 
     def pocketed(self) -> tuple[str, ...]:
         """Balls that fell in a pocket during the shot, in order, each once."""
-        return tuple(dict.fromkeys(b for _, b, _ in self.pockets))
+        return self.pocketed_ids
 
     def off_table(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(b for _, b in self.off))
+        """Balls that left the table during the shot, in order, each once."""
+        return self.off_ids
 
 
 _CACHE: dict[int, tuple[Shot, ShotView]] = {}
@@ -111,6 +114,8 @@ def view(shot: Shot) -> ShotView:
         early=tuple(early),
         n=len(shot.events),
         moved=frozenset(moved),
+        pocketed_ids=tuple(dict.fromkeys(b for _, b, _ in pockets)),
+        off_ids=tuple(dict.fromkeys(b for _, b in off)),
     )
     if len(_CACHE) > 256:
         _CACHE.clear()
