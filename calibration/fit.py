@@ -364,7 +364,7 @@ def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: 
         )
     if manual:
         return
-    if coverage < 0.6 or rms is None or rms > 8.0:
+    if coverage < 0.5 or rms is None or rms > 8.0:
         raise NoTableError(
             f"no table found: the cushion lines do not fit ({coverage:.0%} of edge points "
             f"within 10 mm, rms {rms if rms is not None else float('nan'):.1f} mm)"

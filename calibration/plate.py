@@ -79,5 +79,18 @@ def load_plate(path: str | Path, count: int = 31) -> np.ndarray:
         if img is None:
             raise ContractError(str(path), "", "cannot read image")
         return img
-    frames, _, _ = read_frames(p, count)
-    return median_plate(frames)
+    frames, idx, _ = read_frames(p, count)
+    plate = median_plate(frames)
+    if _sharpness(plate) < 0.5 * float(np.median([_sharpness(f) for f in frames])):
+        # the camera moved during the clip: its middle frame as it is
+        plate = frames[len(frames) // 2]
+    return plate
+
+
+def _sharpness(f: np.ndarray) -> float:
+    """Variance of the Laplacian of a 320-px-wide grey thumbnail (blur measure)."""
+    s = 320 / f.shape[1]
+    g = cv2.cvtColor(
+        cv2.resize(f, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY
+    )
+    return float(cv2.Laplacian(g, cv2.CV_32F).var())
