@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from adjudicator.base import MatchState, Player, frozen_map, other
 from adjudicator.pyramid import predicates as P
-from adjudicator.pyramid.geometry import rack_positions, table_for
+from adjudicator.pyramid.geometry import OBJECT_BALLS, rack_positions, table_for
 from adjudicator.pyramid.view import view
 from contract.match import Shot, Verdict
 
@@ -34,6 +34,21 @@ def apply_verdict(
     striker: Player = shot.player or state.turn
     n = state.shot_no + 1
     if _ext(verdict, "replay"):  # 22.2 / 26.1: balls back where they were, same turn
+        if _ext(verdict, "rerack"):  # 26.2: positions lost: (partial) pyramid, yellow in hand
+            on_shelf = {b for s in state.shelf.values() for b in s}
+            ids = [b for b in OBJECT_BALLS if b not in on_shelf]
+            table = rack_positions(table_for(state.settings.table), ids)
+            return replace(
+                state,
+                shot_no=n,
+                turn=verdict.next,
+                last_verdict=verdict,
+                on_table=frozen_map(table),
+                ball_in_hand="house",
+                is_break=True,
+                premium_pending=False,
+                options=(),
+            )
         return replace(state, shot_no=n, turn=verdict.next, last_verdict=verdict)
     cue = P.cue_of(state, shot)
     v = view(shot)
@@ -63,6 +78,8 @@ def apply_verdict(
     fouls = dict(state.consecutive_fouls)
     fouls[striker] = 0 if verdict.legal else fouls.get(striker, 0) + 1
     hand = _ext(verdict, "ball_in_hand")
+    if hand is None and not verdict.legal and not rules.any_cue_ball and cue not in table:
+        hand = "house"  # an outside verdict on a foul that took the cue ball away
     is_break = False
     if _ext(verdict, "rerack"):  # 003 12.2 (3)/(4): re-rack the balls left (partial, 8)
         ids = sorted((b for b in table if b != P.BREAK_BALL), key=_num)
@@ -95,18 +112,23 @@ def apply_verdict(
     )
     if hand == "house" and not P.any_ball_outside(nxt, "house", P.BREAK_BALL):
         nxt = replace(nxt, ball_in_hand="temp_house")  # rules.md: back end, through back spot
-    return _end(rules, nxt, verdict, score)
+    return _end(rules, nxt, shot, verdict, score)
 
 
 def _num(b: str) -> tuple:
     return (0, int(b), b) if b.isdigit() else (1, 0, b)
 
 
-def _end(rules: PyramidRules, state: MatchState, verdict: Verdict, score: dict) -> MatchState:
+def _end(
+    rules: PyramidRules, state: MatchState, shot: Shot, verdict: Verdict, score: dict
+) -> MatchState:
     """Close the frame when the verdict says so (or a verdict from outside reaches the
     target): frames won, match over at ``race_to`` frames."""
     over = _ext(verdict, "frame_over")
     winner = _ext(verdict, "winner")
+    ref = shot.referee
+    if ref is not None and ref.end_frame:  # the referee ends the frame (any verdict)
+        over, winner = True, ref.end_frame
     if over is None:
         target = rules.frame_target(state)
         for p in ("A", "B"):

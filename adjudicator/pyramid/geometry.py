@@ -15,6 +15,8 @@ from functools import lru_cache
 from contract.tables import TableSpec, load_table
 
 Point = tuple[float, float]
+OBJECT_BALLS = tuple(str(i) for i in range(1, 16))
+"""The fifteen white balls, numbered (contract §3; tracker ids ``w1``… where unread)."""
 GAP_MM = 0.5
 """Clearance kept from obstructing balls when re-spotting ("without touching", 25.2)."""
 

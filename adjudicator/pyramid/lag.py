@@ -7,9 +7,12 @@ nearest the front cushion. Positions are table mm.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from adjudicator.base import Player
+from adjudicator.pyramid.view import norm_cushion
+from contract.events import Event, EventType
 
 
 @dataclass(frozen=True)
@@ -62,3 +65,39 @@ def lag_winner(a: LagBall, b: LagBall, tie_mm: float = 1.0) -> Player | None:
     if abs(a.rest_x - b.rest_x) <= tie_mm:
         return None
     return "A" if a.rest_x < b.rest_x else "B"
+
+
+def lag_ball(
+    events: Iterable[Event],
+    ball: str,
+    rest: Mapping[str, tuple[float, float]],
+    width_mm: float,
+    player: Player,
+) -> LagBall:
+    """A :class:`LagBall` from a lag's events and rest positions (table mm). ``player`` A
+    lags on the left half (``y < W/2``), B on the right; the ball crossed into the
+    opponent's half when any event places it there (``at``) or it rests there."""
+    mine = (lambda y: y < width_mm / 2) if player == "A" else (lambda y: y > width_mm / 2)
+    cushions: list[str] = []
+    pocketed = off = crossed = False
+    for e in events:
+        if not e.involves(ball):
+            continue
+        if e.type is EventType.CUSHION and e.ball == ball:
+            cushions.append(norm_cushion(e.cushion or ""))
+        elif e.type is EventType.POCKET and e.ball == ball:
+            pocketed = True
+        elif e.type is EventType.OFF_TABLE and e.ball == ball:
+            off = True
+        if e.at is not None and not mine(e.at[1]):
+            crossed = True
+    p = rest.get(ball)
+    if p is not None and not mine(p[1]):
+        crossed = True
+    return LagBall(
+        cushions=tuple(cushions),
+        crossed_half=crossed,
+        pocketed=pocketed,
+        off_table=off,
+        rest_x=None if (p is None or pocketed or off) else p[0],
+    )

@@ -236,3 +236,12 @@ def first_object_in_zone(state: MatchState, shot: Shot, zone: str) -> bool:
 def any_ball_outside(state: MatchState, zone: str, cue: str) -> bool:
     """True when some object ball stands outside ``zone`` (may be struck from it)."""
     return any(not in_zone(state, zone, p) for b, p in state.on_table.items() if b != cue)
+
+
+def cue_placed_outside_house(state: MatchState, shot: Shot) -> bool:
+    """003 11.3: the cue ball in hand from the house stood outside it (on the house line
+    counts as outside, 10.2) at the strike. Not a foul: unless the referee or the opponent
+    warned before the stroke, the cue ball counts as correctly put in play. Needs the
+    strike event's ``at`` (table mm); False when unknown."""
+    at = view(shot).strike_at
+    return state.ball_in_hand == "house" and at is not None and not in_zone(state, "house", at)

@@ -17,12 +17,16 @@ from dataclasses import dataclass, replace
 
 from adjudicator.base import MatchSettings, MatchState, Player, frozen_map, other
 from adjudicator.pyramid import predicates as P
-from adjudicator.pyramid.geometry import rack_positions, respot_positions, table_for
+from adjudicator.pyramid.geometry import (
+    OBJECT_BALLS,
+    rack_positions,
+    respot_positions,
+    table_for,
+)
 from adjudicator.pyramid.texts import PATTERN_TEXT, foul_reason, sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Respot, Shot, Verdict
 
-OBJECT_BALLS = tuple(str(i) for i in range(1, 16))
 REF_FOUL = {  # referee-entered fouls: the clause they cite
     Foul.FOOT: "pyramid:16",
     Foul.DOUBLE_HIT: "pyramid:18",
@@ -119,6 +123,8 @@ class PyramidRules:
         striker: Player = shot.player or state.turn
         opp = other(striker)
         if ref is not None and ref.restore:
+            if not state.on_table:  # 26.2: the positions cannot be restored
+                return self._void(state, striker, "pyramid:26.2", "rerack")
             return self._void(state, striker, "pyramid:26.1", "restore")
         if P.hanging_replay(state, shot):
             return self._void(state, striker, "pyramid:22.2", "replay")
@@ -127,6 +133,14 @@ class PyramidRules:
         r = Ruling([], [], [], [], [], [])
         if ref is None or not ref.annul:
             r.fouls.extend(self.camera_fouls(state, shot, cue, striker))
+        if P.cue_placed_outside_house(state, shot):
+            r.notes.append(
+                sentence(
+                    "Биток стоял вне дома; без предупреждения до удара введён правильно",
+                    "The cue ball stood outside the house; unwarned, it counts as put in play",
+                    "pyramid:11.3",
+                )
+            )
         if ref is not None:
             r.fouls.extend((f, REF_FOUL.get(f, "pyramid:27.1"), "") for f in ref.fouls)
         seen: set[Foul] = set()
@@ -411,7 +425,17 @@ class PyramidRules:
 
     def _void(self, state: MatchState, striker: Player, ref: str, kind: str) -> Verdict:
         """A shot that does not count: balls back where they were, same player again."""
-        if kind == "restore":
+        extra: dict[str, object] = {}
+        if kind == "rerack":
+            why = sentence(
+                "Внешнее вмешательство, позицию не восстановить: пирамида заново, биток в доме,"
+                " счёт сохраняется; право удара — разбег",
+                "Outside interference, positions unknown: balls re-racked, the yellow in the"
+                " house, the score stands; a lag decides who breaks",
+                ref,
+            )
+            extra = {"rerack": True, "ball_in_hand": "house"}
+        elif kind == "restore":
             why = sentence(
                 "Внешнее вмешательство: шары возвращены, без штрафа",
                 "Outside interference: balls put back, no penalty",
@@ -435,4 +459,5 @@ class PyramidRules:
             options=(),
             replay=True,
             shelved=(),
+            **extra,
         )

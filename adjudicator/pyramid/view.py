@@ -43,6 +43,7 @@ class ShotView:
     moved: frozenset[str] = field(default_factory=frozenset)
     pocketed_ids: tuple[str, ...] = ()
     off_ids: tuple[str, ...] = ()
+    strike_at: tuple[float, float] | None = None
 
     def first_contact(self, cue: str) -> tuple[int, str] | None:
         """(index, object ball) of the cue ball's first contact with another ball (rule 6)."""
@@ -74,6 +75,7 @@ def view(shot: Shot) -> ShotView:
     touched, early = [], []
     moved: set[str] = set()
     strike = None
+    strike_at = None
     for i, e in enumerate(shot.events):
         t = e.type
         if t is EventType.CONTACT:
@@ -96,7 +98,7 @@ def view(shot: Shot) -> ShotView:
             hanging.append((i, e.ball, e.pocket))
         elif t is EventType.STRIKE:
             if strike is None:
-                strike = e.ball
+                strike, strike_at = e.ball, e.at
             moved.add(e.ball)
         elif t is EventType.BALL_TOUCHED:
             touched.append(e.ball)
@@ -116,6 +118,7 @@ def view(shot: Shot) -> ShotView:
         moved=frozenset(moved),
         pocketed_ids=tuple(dict.fromkeys(b for _, b, _ in pockets)),
         off_ids=tuple(dict.fromkeys(b for _, b in off)),
+        strike_at=strike_at,
     )
     if len(_CACHE) > 256:
         _CACHE.clear()

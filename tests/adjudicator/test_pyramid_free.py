@@ -319,3 +319,40 @@ def test_frame_to_8_and_alternate_break_14():
     v, st2 = play(st, S("yellow>1", "4|back", "6|left", "8|right", player="B"))
     assert v.legal and st2.frame_no == 2 and st2.breaker == "B"  # 003 13: alternate breaks
     assert st2.score == {"A": 0, "B": 0}
+
+
+def test_interference_positions_lost_26_2():
+    """pyramid:26.2: positions cannot be restored: the balls left go into a (partial)
+    pyramid, the yellow into the house; the score stands."""
+    st = state(on_table={}, shelf={"A": ("1", "2"), "B": ("3",)}, score={"A": 2, "B": 1})
+    v, nxt = play(st, S("yellow>5", "5@back-left", restore=True))
+    assert "pyramid:26.2" in v.rule_refs and v.scored == {"A": 0, "B": 0}
+    assert sorted(nxt.on_table, key=int) == [str(i) for i in range(4, 16)]
+    assert nxt.is_break and nxt.ball_in_hand == "house" and nxt.score == {"A": 2, "B": 1}
+
+
+def test_referee_ends_frame_any_verdict():
+    given = Verdict(legal=True, next="B")
+    _, nxt = play(state(on_table=MID), S("yellow>3", verdict=given, end_frame="B"))
+    assert nxt.frame_over and nxt.frame_winner == "B"
+    _, nxt = play(state(on_table=MID), S("yellow>3", end_frame="A"))
+    assert nxt.frame_over and nxt.frame_winner == "A"
+
+
+@pytest.mark.parametrize(
+    "x, noted",
+    [
+        pytest.param(800.0, False, id="pyramid:11.3 cue ball placed in the house"),
+        pytest.param(
+            3550 / 4, True, id="pyramid:11.3 cue ball on the house line: unwarned, no foul"
+        ),
+    ],
+)
+def test_cue_ball_placed_outside_house(x, noted):
+    shot = S("yellow>1", "4|back", "6|left", "8|right")
+    ev = list(shot.events)
+    ev[0] = ev[0].model_copy(update={"at": (x, 900.0)})
+    shot = shot.model_copy(update={"events": tuple(ev)})
+    v = judge(break_state(), shot)
+    assert v.legal
+    assert ("(rule 11.3)" in " ".join(r["en"] for r in v.reasons)) is noted

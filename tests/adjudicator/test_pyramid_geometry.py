@@ -197,3 +197,44 @@ GOOD = LagBall(cushions=("back",), rest_x=300.0)
 def test_lag(a, b, winner):
     assert lag_winner(a, b) == winner
     assert (lag_lost(a) is None) or winner != "A"
+
+
+@pytest.mark.parametrize(
+    "tokens, rest_y, player, lost",
+    [
+        pytest.param(
+            ("a|back", "a|front"), 400.0, "A", None, id="pyramid:8.1 a good lag (left half)"
+        ),
+        pytest.param(
+            ("a|back",),
+            1400.0,
+            "A",
+            "crossed into the opponent's half",
+            id="pyramid:8.1 rests in the other half",
+        ),
+        pytest.param(
+            ("a|back", "a|right-back"),
+            1400.0,
+            "B",
+            "touched a long cushion",
+            id="pyramid:8.1 long cushion half counts",
+        ),
+        pytest.param(
+            ("a|front",),
+            1400.0,
+            "B",
+            "did not touch the back cushion",
+            id="pyramid:8.1 no back cushion",
+        ),
+    ],
+)
+def test_lag_from_events(tokens, rest_y, player, lost):
+    from adjudicator.pyramid.lag import lag_ball
+    from contract.events import Event
+
+    evs = []
+    for f, tok in enumerate(tokens, 1):
+        b, c = tok.split("|")
+        evs.append(Event(frame=f, t=f / 30, type="cushion", ball=b, cushion=c))
+    ball = lag_ball(evs, "a", {"a": (300.0, rest_y)}, W, player)
+    assert lag_lost(ball) == lost
