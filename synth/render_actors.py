@@ -64,6 +64,8 @@ class ActorPainter:
             length = float(np.linalg.norm(b[:2] - a[:2]))
             b[2] = actor.height + 0.1 * length
 
+            butt_col = (40.0, 32.0, 48.0) if col == (40.0, 40.0, 40.0) else col
+
             def cue_col(s: float) -> tuple[float, float, float]:
                 mm = s * length
                 if mm < 12:
@@ -74,7 +76,7 @@ class ActorPainter:
                     return (150.0, 196.0, 226.0)  # maple shaft
                 if s < 0.58:
                     return (200.0, 210.0, 215.0)  # joint ring
-                return (40.0, 32.0, 48.0)  # dark butt
+                return butt_col  # dark butt (the actor's colour)
 
             n = max(8, int(length / 40))
             return [_tube(a, b, n, 12.0, 30.0, cue_col)], []
@@ -98,7 +100,10 @@ class ActorPainter:
         axis = b[:2] - a[:2]
         angle = float(np.arctan2(axis[1], axis[0])) if np.any(axis) else 0.0
         sx, sy = actor.size if actor.size != (0.0, 0.0) else (450.0, 250.0)
-        return [], [_ellipse(a, (sx, sy), angle)]
+        # a head at the torso's table end (away from b), a little higher
+        ahead = np.array([np.cos(angle + np.pi), np.sin(angle + np.pi), 0.0])
+        head = a + ahead * (sx * 0.95) + [0.0, 0.0, 120.0]
+        return [], [_ellipse(a, (sx, sy), angle), _ellipse(head, (105.0, 90.0), angle)]
 
     def _depth_scale(self, pts: np.ndarray) -> np.ndarray:
         return self.f / np.maximum(self.cam.to_camera(pts)[:, 2], 1.0)
@@ -188,9 +193,11 @@ class ActorPainter:
         q = 4
         sh = np.zeros((h // q + 1, w // q + 1), np.uint8)
         any_drawn = False
-        for act in actors:
+        # bodies first (high up: faint, spread shadows), then the low cue, arms and hands
+        for act in sorted(actors, key=lambda a: a.kind != "body"):
             strokes, polys = self._strokes(act)
-            cap = 1.6 if act.kind == "body" else 3.0
+            cap = 1.3 if act.kind == "body" else 3.0
+            value = 90 if act.kind == "body" else 220
             for st in strokes:
                 pts = self._on_cloth(st.pts, cap)
                 try:
@@ -202,14 +209,14 @@ class ActorPainter:
                     p0 = (int(uv[i, 0] * SUB), int(uv[i, 1] * SUB))
                     p1 = (int(uv[i + 1, 0] * SUB), int(uv[i + 1, 1] * SUB))
                     th = max(1, int(round(wpx[i])))
-                    cv2.line(sh, p0, p1, 255, th, cv2.LINE_AA, 4)
+                    cv2.line(sh, p0, p1, value, th, cv2.LINE_AA, 4)
                     any_drawn = True
             for poly in polys:
                 try:
                     uv = self.cam.project(self._on_cloth(poly, cap)) / q
                 except ValueError:
                     continue
-                cv2.fillPoly(sh, [np.round(uv * SUB).astype(np.int32)], 200, cv2.LINE_AA, 4)
+                cv2.fillPoly(sh, [np.round(uv * SUB).astype(np.int32)], value, cv2.LINE_AA, 4)
                 any_drawn = True
         if not any_drawn:
             return
@@ -223,7 +230,7 @@ class ActorPainter:
         X0, Y0, X1, Y1 = x0 * q, y0 * q, min(w, x1 * q), min(h, y1 * q)
         big = cv2.resize(small, ((x1 - x0) * q, (y1 - y0) * q), interpolation=cv2.INTER_LINEAR)
         big = big[: Y1 - Y0, : X1 - X0]
-        patch = img[Y0:Y1, X0:X1].astype(np.float32) * (1 - 0.38 * big)[..., None]
+        patch = img[Y0:Y1, X0:X1].astype(np.float32) * (1 - 0.42 * big)[..., None]
         img[Y0:Y1, X0:X1] = patch.astype(np.uint8)
 
     def draw(self, img: np.ndarray, actors: tuple[Actor, ...]) -> np.ndarray:
@@ -235,7 +242,9 @@ class ActorPainter:
             strokes, polys = self._strokes(act)
             for st in strokes:
                 self._draw_stroke(img, mask, st, shade=True)
-            for poly in polys:
+            for i, poly in enumerate(polys):
                 col = self.look.skin_bgr if act.kind == "hand" else act.colour_bgr
+                if act.kind == "body" and i == 1:
+                    col = (32, 30, 34)  # hair
                 self._draw_poly(img, mask, poly, col)
         return mask

@@ -229,12 +229,12 @@ class BallPainter:
                 ink = np.where(inside, g[gy, gx], 0.0)
                 ink_bgr = np.array([25.0, 25.0, 30.0])
                 albedo += ink[..., None] * (ink_bgr - albedo)
-        diffuse = 0.22 + 0.16 * np.clip(n[..., 2], 0, 1)
+        diffuse = 0.26 + 0.16 * np.clip(n[..., 2], 0, 1)
         spec = np.zeros(n.shape[:2])
         for lp in self.look.lamps:
             lv = np.array([lp.x, lp.y, lp.h]) - S
             lv /= np.linalg.norm(lv)
-            diffuse = diffuse + lp.power * 0.5 * np.clip(n @ lv, 0, 1)
+            diffuse = diffuse + lp.power * 0.56 * np.clip(n @ lv, 0, 1)
             hv = lv + view
             hv /= np.linalg.norm(hv)
             spec += np.sqrt(lp.power) * np.clip(n @ hv, 0, 1) ** 250
@@ -270,7 +270,15 @@ class BallPainter:
             return int(round(q[0] * sc)), int(round(q[1] * sc))
 
         shadow_end = self.cam.project(np.array([base + (b - a) * [1, 1, 0] + [4.0, 4.0, 0.0]]))[0]
-        cv2.line(img, p(pts[0]), p(shadow_end), (20, 40, 20), max(1, int(wpx)), cv2.LINE_AA, 4)
+        cv2.line(
+            img,
+            p(pts[0]),
+            p(shadow_end),
+            tuple(0.45 * c for c in self.look.cloth_bgr),
+            max(1, int(wpx)),
+            cv2.LINE_AA,
+            4,
+        )
         body = (225, 230, 232)
         cv2.line(img, p(pts[0]), p(pts[1]), body, max(1, int(round(wpx))), cv2.LINE_AA, 4)
         cv2.line(img, p(pts[2]), p(pts[3]), (40, 40, 200), max(1, int(round(wpx))), cv2.LINE_AA, 4)
