@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bench.score_ids import GATE_MM, IdMap, is_number, is_white
+from bench.score_ids import GATE_MM, IdMap, compatible_ids, is_number, is_white
 from bench.score_util import Stats, assign, ratio
 from contract.events import REQUIRED, Event, EventType
 from contract.match import Match, Shot
@@ -257,9 +257,12 @@ def extend_ids_by_events(
     """Map the white ids the rest positions could not (a ball pocketed before any rest
     state) by events: a vote for ``p -> t`` each time a predicted event naming ``p`` and a
     truth event naming ``t`` are compatible under it, within ``window`` frames."""
-    taken = set(ids.pairs.values())
     pe, te = _all_events(pred), _all_events(truth)
-    left_p = sorted({i for e in pe for i in e.ids if is_white(i) and i not in ids.pairs})
+    p_all = {i for e in pe for i in e.ids} | {i for s in pred.shots for i in s.rest}
+    t_all = {i for e in te for i in e.ids} | {i for s in truth.shots for i in s.rest}
+    same = {i for i in p_all & t_all if is_number(i)}  # numbers on both sides: ==
+    taken = set(ids.pairs.values()) | same
+    left_p = sorted({i for e in pe for i in e.ids if is_white(i) and i not in ids.pairs} - same)
     left_t = sorted({i for e in te for i in e.ids if is_white(i) and i not in taken})
     if not left_p or not left_t:
         return ids
@@ -269,8 +272,8 @@ def extend_ids_by_events(
     for r, p in enumerate(left_p):
         for e in (e for e in pe if p in e.ids):
             lo, hi = bisect_left(frames, e.frame - window), bisect_right(frames, e.frame + window)
-            for t_ev in te[lo:hi]:
-                for t in (t for t in t_ev.ids if t in col and t_ev.type == e.type):
+            for t_ev in (t for t in te[lo:hi] if t.type == e.type):
+                for t in (t for t in t_ev.ids if t in col and compatible_ids(p, t)):
                     m = dict(ids.pairs) | {p: t}
                     votes[r, col[t]] += compatible(
                         map_event(e, lambda i, m=m: m.get(i, ids(i))), t_ev

@@ -4,7 +4,8 @@ Named ids (``yellow``, ``white``, ``red``, skittles, and numbers ``1``..``15`` w
 sides use the number) compare with ``==``, never substrings. The anonymous white
 pyramid balls (``w1``, ``w2``, ... or numbers the other side lacks) are mapped by
 position: Hungarian on the summed distances (table mm, each capped at the gate) over
-the frames, or the shots' rest positions, where the balls exist.
+the frames, or the shots' rest positions, where the balls exist. A predicted number is
+never mapped to a different truth number.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ def is_white(ident: str) -> bool:
 
 def is_number(ident: str) -> bool:
     return bool(_NUMBER.match(ident))
+
+
+def compatible_ids(pred_id: str, truth_id: str) -> bool:
+    """May position map ``pred_id`` to ``truth_id``? Not two different numbers: when both
+    sides use numbers they compare with ``==`` (a misread number stays wrong)."""
+    return not (is_number(pred_id) and is_number(truth_id)) or pred_id == truth_id
 
 
 @dataclass(frozen=True)
@@ -111,7 +118,10 @@ def map_ids(
     rp = [r for r, i in enumerate(pw) if pred_ids[i] not in exact]
     rt = [k for k, j in enumerate(tw) if truth_ids[j] not in exact]
     sub = np.ix_(rp, rt)
-    for r, k in assign(cost[sub], agree[sub] > 0):
+    ok = np.array(
+        [[compatible_ids(pred_ids[pw[r]], truth_ids[tw[k]]) for k in rt] for r in rp], dtype=bool
+    ).reshape(len(rp), len(rt))
+    for r, k in assign(cost[sub], (agree[sub] > 0) & ok):
         pairs[pred_ids[pw[rp[r]]]] = truth_ids[tw[rt[k]]]
     # numbers read: which predicted ball sits where each truth numbered ball is
     numbered = [k for k, j in enumerate(tw) if is_number(truth_ids[j])]

@@ -272,3 +272,17 @@ def test_empty_matches(truth: Match, side, recall, precision, f1, invented) -> N
     assert r.events.overall.f1 == f1
     assert r.events.pockets_invented == invented
     assert r.table().startswith("shots")
+
+
+def test_misread_number_is_not_forgiven_by_events(truth_dict: dict, truth: Match) -> None:
+    d = copy.deepcopy(truth_dict)
+    for frame in (20, 30, 40):  # ball 3 (never at rest) called 9 in every event
+        e = find(d, 1, frame)
+        if "balls" in e:
+            e["balls"] = ["yellow", "9"]
+        else:
+            e["ball"] = "9"
+    r = score_match(make(d), truth)
+    assert "9" not in r.ids.pairs and r.ids.source == "rest"
+    assert r.events.get("pocket").tp == 1
+    assert r.events.get("contact").tp == 2

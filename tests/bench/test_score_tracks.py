@@ -90,6 +90,7 @@ def test_far_off_is_not_covered(track_rows, truth_tracks) -> None:
         (lambda f, i: {"2": "3", "3": "2"}.get(i, i), (1, 3), 200),  # numbers swapped: == wins
         (lambda f, i: w(i), (0, 3), 400),  # no number read: mapped by position
         (lambda f, i: i, (3, 3), 400),
+        (lambda f, i: "9" if i == "3" else i, (2, 3), 300),  # never mapped to another number
     ],
 )
 def test_numbers_read(track_rows, truth_tracks, rename, read, covered) -> None:
