@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pyramid_helpers import S
 
+from adjudicator.base import MatchSettings
 from adjudicator.engine import judge_match
 from contract.match import Foul, Match, MatchStart, RefereeInput, Verdict, read_match
 
@@ -205,3 +206,29 @@ def test_cli_game_mismatch_note(tmp_path):
     assert r.returncode == 0
     assert "--game wins" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert read_match(out).game == "pyramid-free"
+
+
+@pytest.mark.parametrize(
+    "game", ["pyramid-free", "pyramid-combined", "pyramid-dynamic", "pyramid-classic"]
+)
+def test_long_match_invariants(game):
+    """A 200-shot synthetic match (the benchmark's): every verdict cites a clause and says
+    why; a foul costs exactly one point whatever the number of fouls (27.2); the running
+    score is the sum of the verdicts within each frame; frames alternate the break (003 13)."""
+    from bench.bench_adjudicator import pyramid_match
+
+    judged, states = judge_match(pyramid_match(game), MatchSettings(game=game, race_to=99))
+    score = {"A": 0, "B": 0}
+    frame, breakers = 1, [states[0].breaker]
+    for shot, st in zip(judged.shots, states, strict=True):
+        v = shot.verdict
+        assert v.rule_refs and v.reasons and v.next in ("A", "B")
+        assert v.legal == (v.fouls == ())
+        if st.frame_no != frame:
+            frame, score = st.frame_no, {"A": 0, "B": 0}
+            breakers.append(st.breaker)
+        if not v.legal:
+            assert sorted(v.scored.values()) == [0, 1]
+        score = {p: score[p] + v.scored[p] for p in score}
+        assert dict(st.score) == score
+    assert len(breakers) > 3 and all(a != b for a, b in zip(breakers, breakers[1:], strict=False))
