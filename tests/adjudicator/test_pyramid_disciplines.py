@@ -263,3 +263,18 @@ def test_classic_last_ball_bonus_and_71():
     st = state("pyramid-classic", on_table=MID, score={"A": 64, "B": 10})
     v, nxt = play(st, S("yellow>7", "7@back-left", call=("7", "back-left")))
     assert nxt.score["A"] == 71 and nxt.frame_over and nxt.frame_winner == "A"
+
+
+def test_classic_ball_penalty_deducts_the_ball_value():
+    """Older form (rules.md): the offender's last shelf ball goes back; classic scores by
+    number, so the offender loses that ball's points; the ball is re-spotted (25.2)."""
+    st = state(
+        "pyramid-classic",
+        on_table=MID,
+        penalty="ball",
+        shelf={"A": ("2", "12"), "B": ()},
+        score={"A": 14, "B": 0},
+    )
+    v, nxt = play(st, S("strike:yellow", "yellow|left"))
+    assert v.scored == {"A": -12, "B": 0} and [r.id for r in v.respot] == ["12"]
+    assert nxt.score["A"] == 2 and nxt.shelf["A"] == ("2",) and "12" in nxt.on_table

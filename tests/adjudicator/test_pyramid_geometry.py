@@ -238,3 +238,14 @@ def test_lag_from_events(tokens, rest_y, player, lost):
         evs.append(Event(frame=f, t=f / 30, type="cushion", ball=b, cushion=c))
     ball = lag_ball(evs, "a", {"a": (300.0, rest_y)}, W, player)
     assert lag_lost(ball) == lost
+
+
+def test_respot_more_than_fit_behind_the_spot():
+    """pyramid:25.2: 14 balls do not fit between the back spot and the back cushion (13 do
+    on a 12 ft table): the chain runs from the back spot toward the centre instead."""
+    ids13 = [str(i) for i in range(1, 14)]
+    pos13 = respot_positions(T, ids13, {})
+    assert all(p[0] >= BX for p in pos13.values())
+    pos = respot_positions(T, IDS[:14], {})
+    xs = [pos[b][0] for b in IDS[:14]]
+    assert xs[0] == pytest.approx(BX) and all(b < a for a, b in zip(xs, xs[1:], strict=False))
