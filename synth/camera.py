@@ -159,7 +159,8 @@ class Camera:
         """The exact calibration of this camera (CALIB.json, contract §6, format
         tablemon-calibration/1): ``image_to_table`` maps undistorted pixels to the cloth
         plane in mm, ``markings`` are recorded pixels of ``table.markings``,
-        ``camera_position_mm`` the optical centre, ``front`` the picture side of x = 0."""
+        ``camera_position_mm`` the optical centre, ``front`` "truth" (how the front end was
+        resolved, as calibration.fit writes it; :meth:`front_side` says where it is)."""
         H = np.linalg.inv(self.cloth_homography())
         H = H / H[2, 2]
         names = list(table.markings)
@@ -176,7 +177,7 @@ class Camera:
             rms_mm=0.0,
             markings={n: (float(p[0]), float(p[1])) for n, p in zip(names, px, strict=True)},
             camera_position_mm=tuple(float(v) for v in self.centre),
-            front=self.front_side(table),
+            front="truth",
         )
 
 

@@ -96,9 +96,9 @@ def random_look(table: TableSpec, rng: np.random.Generator) -> Look:
         skin_bgr=skin,
         ambient=float(rng.uniform(0.45, 0.7)),
         pool_sharpness=float(rng.uniform(1.0, 2.5)),
-        gain=float(rng.uniform(1.0, 1.25)),
+        gain=float(rng.uniform(0.95, 1.45)),
         vignette=float(rng.uniform(0.1, 0.3)),
-        noise_sigma=float(rng.uniform(1.5, 3.5)),
-        cloth_grain=float(rng.uniform(0.02, 0.05)),
+        noise_sigma=float(rng.uniform(1.0, 2.5)),
+        cloth_grain=float(rng.uniform(0.015, 0.04)),
         seed=int(rng.integers(0, 2**31)),
     )

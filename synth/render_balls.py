@@ -229,12 +229,12 @@ class BallPainter:
                 ink = np.where(inside, g[gy, gx], 0.0)
                 ink_bgr = np.array([25.0, 25.0, 30.0])
                 albedo += ink[..., None] * (ink_bgr - albedo)
-        diffuse = 0.26 + 0.16 * np.clip(n[..., 2], 0, 1)
+        diffuse = 0.3 + 0.15 * np.clip(n[..., 2], 0, 1)
         spec = np.zeros(n.shape[:2])
         for lp in self.look.lamps:
             lv = np.array([lp.x, lp.y, lp.h]) - S
             lv /= np.linalg.norm(lv)
-            diffuse = diffuse + lp.power * 0.56 * np.clip(n @ lv, 0, 1)
+            diffuse = diffuse + lp.power * 0.62 * np.clip(n @ lv, 0, 1)
             hv = lv + view
             hv /= np.linalg.norm(hv)
             spec += np.sqrt(lp.power) * np.clip(n @ hv, 0, 1) ** 250

@@ -293,6 +293,13 @@ def build_background(tex: TableTextures, cam: Camera) -> Background:
         sel = surf == code
         if sel.any():
             img[sel] = _sample(layer, tex.grid, X, Y)[sel]
+    # Lamp sheen: the cloth's faint glossy reflection of each lamp (a soft hotspot).
+    cloth = surf == SURF_CLOTH
+    for lp in lk.lamps:
+        k = lp.h / (lp.h + C[2])
+        mx, my = lp.x + (C[0] - lp.x) * k, lp.y + (C[1] - lp.y) * k
+        d2 = (X0[cloth] - mx) ** 2 + (Y0[cloth] - my) ** 2
+        img[cloth] *= (1.0 + 0.08 * lp.power**0.5 * np.exp(-d2 / (2 * 260.0**2)))[:, None]
     # Lens: vignetting and a slight softness.
     r2 = ((u - w / 2) ** 2 + (v - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
     img *= (lk.gain * (1.0 - lk.vignette * r2)).astype(np.float32)[..., None]
