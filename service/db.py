@@ -77,6 +77,8 @@ MIGRATIONS: tuple[str, ...] = (
         updated REAL NOT NULL
     );
     """,
+    # 2: a replay may carry its CALIB.json
+    "ALTER TABLE replays ADD COLUMN calibration TEXT",
 )
 
 
@@ -154,6 +156,11 @@ class ReplayRow:
     annotated: str | None
     created: float
     updated: float
+    calibration: dict | None = None
+
+    @classmethod
+    def of(cls, r: tuple) -> ReplayRow:
+        return cls(*r[:11], calibration=_l(r[11]) if len(r) > 11 else None)
 
 
 class Database:
@@ -362,12 +369,15 @@ class Database:
         return int(r[0] or 0) if r else 0
 
     # -- replays --------------------------------------------------------------------------
-    def add_replay(self, video: str, game: str, spec: str | None) -> ReplayRow:
+    def add_replay(
+        self, video: str, game: str, spec: str | None, calibration: dict | None = None
+    ) -> ReplayRow:
         now = time.time()
         with self.write():
             i = self._x(
-                "INSERT INTO replays(video, game, spec, status, created, updated) VALUES (?,?,?,?,?,?)",
-                (video, game, spec, "queued", now, now),
+                "INSERT INTO replays(video, game, spec, status, created, updated, calibration) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (video, game, spec, "queued", now, now, _j(calibration)),
             )
         return self.replay(i)  # type: ignore[return-value]
 
@@ -385,10 +395,10 @@ class Database:
 
     def replay(self, replay_id: int) -> ReplayRow | None:
         r = self._q1("SELECT * FROM replays WHERE id=?", (replay_id,))
-        return None if r is None else ReplayRow(*r)
+        return None if r is None else ReplayRow.of(r)
 
     def replays(self) -> list[ReplayRow]:
-        return [ReplayRow(*r) for r in self._q("SELECT * FROM replays ORDER BY id")]
+        return [ReplayRow.of(r) for r in self._q("SELECT * FROM replays ORDER BY id")]
 
     def fail_interrupted_replays(self) -> int:
         """Jobs left queued/running by a previous process: failed, with the reason recorded."""

@@ -42,13 +42,17 @@ def _is_file(source: str) -> bool:
 
 
 def _load_processor(
-    spec: str, calibration: dict | None, name: str
+    spec: str, calibration: dict | None, name: str | Callable
 ) -> tuple[Callable | None, str | None]:
-    mod, _, func = name.partition(":")
-    try:
-        make = getattr(importlib.import_module(mod), func)
-    except (ImportError, AttributeError):
-        return None, f"no live vision ({name} not available): frames are read, no shots made"
+    """``name``: ``module:function`` (or the factory itself) returning ``process(frame, t)``."""
+    if callable(name):
+        make = name
+    else:
+        mod, _, func = name.partition(":")
+        try:
+            make = getattr(importlib.import_module(mod), func)
+        except (ImportError, AttributeError):
+            return None, f"no live vision ({name} not available): frames are read, no shots made"
     try:
         return make(spec, calibration), None
     except Exception as e:  # the reason is shown in the table status

@@ -3,6 +3,7 @@ recorded in the database (a failure keeps the command's last error line)."""
 
 from __future__ import annotations
 
+import json
 import queue
 import re
 import subprocess
@@ -68,6 +69,10 @@ class ReplayRunner:
         cmd += ["--out", str(out / "MATCH.json"), "--annotated", str(out / "annotated.mp4")]
         if r.spec:
             cmd += ["--table", r.spec]
+        if r.calibration is not None:
+            calib = out / "CALIB.json"
+            calib.write_text(json.dumps(r.calibration), encoding="utf-8")
+            cmd += ["--calibration", str(calib)]
         return cmd
 
     def _run(self, replay_id: int) -> None:

@@ -224,11 +224,14 @@ class ScoreboardOut(BaseModel):
 
 # -- replays ------------------------------------------------------------------------------
 class ReplayIn(_In):
-    """``video``: a path relative to (or inside) ``TABLEMON_VIDEO_DIR``."""
+    """``video``: a path relative to (or inside) ``TABLEMON_VIDEO_DIR``; ``calibration``: a
+    CALIB.json object, else the registered table's (``table_id``), else automatic."""
 
     video: str = Field(min_length=1, max_length=1000)
     game: Game
     table: str | None = Field(default=None, min_length=1, max_length=100)
+    table_id: int | None = Field(default=None, ge=1)
+    calibration: dict | None = None
 
 
 class ReplayOut(BaseModel):

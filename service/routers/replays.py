@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse
 
+from contract.calib import calibration_from_json
 from contract.match import Game
 from service.core import Conflict, NotFound
 from service.db import ReplayRow
@@ -45,12 +46,27 @@ def _replay(rt: RuntimeDep, replay_id: int) -> ReplayRow:
     return r
 
 
+def _spec_calib(
+    rt: RuntimeDep, table: str | None, table_id: int | None, calibration: dict | None
+) -> tuple[str | None, dict | None]:
+    """The spec and CALIB.json a replay uses: given ones first, then the registered table's."""
+    spec = spec_name(table) if table else None
+    if table_id is not None:
+        t = rt.db.table(table_id)
+        if t is None:
+            raise NotFound(f"table {table_id} not found")
+        spec, calibration = spec or t.spec, calibration or t.calibration
+    if calibration is not None:
+        calibration_from_json(calibration, "calibration")
+    return spec, calibration
+
+
 @router.post("", status_code=202, responses=ERR)
 def submit(body: ReplayIn, rt: RuntimeDep, who: WriterDep) -> ReplayOut:
     """Replay a video already on the server (a path inside the video folder)."""
     path = video_path(rt.settings, body.video)
-    spec = spec_name(body.table) if body.table else None
-    r = rt.db.add_replay(str(path), body.game.value, spec)
+    spec, calib = _spec_calib(rt, body.table, body.table_id, body.calibration)
+    r = rt.db.add_replay(str(path), body.game.value, spec, calib)
     rt.extras["replays"].submit(r.id)
     return replay_out(r)
 
@@ -75,13 +91,14 @@ async def upload(
     game: Annotated[Game, Query()],
     filename: Annotated[str, Query(min_length=1, max_length=200)] = "video.mp4",
     table: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    table_id: Annotated[int | None, Query(ge=1, description="use its spec and CALIB")] = None,
 ) -> ReplayOut:
     """Upload a video as the raw request body (``Content-Type: application/octet-stream``),
     at most ``max_upload_bytes``; then it is replayed like a server path."""
     ext = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     if ext not in VIDEO_EXT:
         raise HTTPException(422, f"filename: not a video ({', '.join(sorted(VIDEO_EXT))})")
-    spec = spec_name(table) if table else None
+    spec, calib = _spec_calib(rt, table, table_id, None)
     folder = rt.settings.data / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{uuid.uuid4().hex}{ext}"
@@ -97,7 +114,7 @@ async def upload(
     if size == 0:
         dest.unlink(missing_ok=True)
         raise HTTPException(422, "empty upload: send the video as the request body")
-    r = rt.db.add_replay(str(dest), game.value, spec)
+    r = rt.db.add_replay(str(dest), game.value, spec, calib)
     rt.extras["replays"].submit(r.id)
     return replay_out(r)
 

@@ -3,17 +3,19 @@ scoreboard page (``/scoreboard/{match_id}?lang=ru|en``) that draws the table in 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import HTMLResponse
 
+from contract.tables import load_table
 from service.core import NotFound
 from service.deps import ReaderDep, RuntimeDep
 from service.routers.matches import ERR
 from service.schemas import ScoreboardOut
-from service.texts import verdict_reason, verdict_text
+from service.texts import FOULS, verdict_reason, verdict_text
 
 router = APIRouter(tags=["scoreboard"])
 Lang = Annotated[Literal["ru", "en"], Query(description="language of the texts")]
@@ -78,6 +80,28 @@ def table_scoreboard(
 @router.get("/scoreboard/{match_id}", response_class=HTMLResponse, responses=ERR)
 def page(match_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en") -> HTMLResponse:
     """The scoreboard page: table in SVG with the balls, score, turn, verdicts; live over SSE."""
-    rt.service.match(match_id)
+    m = rt.service.match(match_id)
     html = PAGE.read_text(encoding="utf-8")
-    return HTMLResponse(html.replace("{{MATCH_ID}}", str(match_id)).replace("{{LANG}}", lang))
+    for key, value in (
+        ("{{MATCH_ID}}", str(match_id)),
+        ("{{LANG}}", lang),
+        ("{{TABLE}}", json.dumps(table_drawing(m.settings["table"]))),
+        ("{{FOULS}}", json.dumps(FOULS, ensure_ascii=False)),
+    ):
+        html = html.replace(key, value)
+    return HTMLResponse(html)
+
+
+def table_drawing(spec: str) -> dict:
+    """What the page draws, in table mm: size, ball, pockets [x, y, mouth], spots, house line."""
+    t = load_table(spec)
+    spots = t.skittle_spots if t.kind == "carom" else t.spots
+    return {
+        "L": t.L,
+        "W": t.W,
+        "ball": t.ball_mm,
+        "rail": t.rail_mm,
+        "pockets": [[p.x, p.y, p.mouth_mm] for p in t.pockets] if t.has_pockets else [],
+        "spots": {k: list(v) for k, v in spots.items()},
+        "house_x": t.house_line_x if t.kind == "pyramid" else None,
+    }

@@ -1,0 +1,136 @@
+"""The live worker: frame reading paced as live, dropping frames under load, reconnect with
+the gap recorded, restart after a crash, shots fed to the match."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from svc_helpers import AUTH, new_match, shot
+
+from service.live import LiveManager, worker_main, write_test_video
+
+
+def run_worker(source: str, processor, stop_after: float | None = None, **kw) -> list[dict]:
+    q: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    if stop_after is not None:
+        threading.Timer(stop_after, stop.set).start()
+    worker_main(1, source, "pyramid-12ft", None, q, stop, processor, **kw)
+    out = []
+    while not q.empty():
+        out.append(q.get())
+    return out
+
+
+def counting(seen: list):
+    def make(spec, calib):
+        def process(frame, t):
+            seen.append((frame.shape, t))
+            return [shot()] if len(seen) == 10 else []
+
+        return process
+
+    return make
+
+
+def test_reads_a_video_as_live(tmp_path: Path) -> None:
+    video = write_test_video(tmp_path / "v.mp4", frames=30, fps=30)
+    seen: list = []
+    t0 = time.monotonic()
+    msgs = run_worker(str(video), counting(seen))
+    took = time.monotonic() - t0
+    assert 0.8 < took < 5  # paced at the file's 30 fps, not as fast as it decodes
+    last = [m for m in msgs if m["type"] == "status"][-1]
+    assert last["ended"] is True and last["connected"] is False and last["vision"] is None
+    assert last["frames"] + last["dropped"] == 30 and last["frames"] == len(seen)
+    assert seen[0][0] == (48, 64, 3) and seen[1][1] == pytest.approx(1 / 30)
+    shots = [m for m in msgs if m["type"] == "shot"]
+    assert len(shots) == 1 and shots[0]["table"] == 1
+
+
+def test_drops_frames_never_blocks(tmp_path: Path) -> None:
+    video = write_test_video(tmp_path / "v.mp4", frames=30, fps=30)
+
+    def slow(spec, calib):
+        return lambda frame, t: time.sleep(0.15) or []
+
+    t0 = time.monotonic()
+    msgs = run_worker(str(video), slow)
+    took = time.monotonic() - t0
+    last = [m for m in msgs if m["type"] == "status"][-1]
+    assert last["dropped"] > 10 and last["frames"] + last["dropped"] == 30
+    assert took < 30 * 0.15  # the reader never waited for the slow stage
+
+
+def test_no_vision_is_reported(tmp_path: Path) -> None:
+    video = write_test_video(tmp_path / "v.mp4", frames=5, fps=30)
+    msgs = run_worker(str(video), "no_such_module:make")
+    last = [m for m in msgs if m["type"] == "status"][-1]
+    assert "no live vision" in last["vision"] and last["frames"] + last["dropped"] == 5
+
+
+def test_reconnect_records_the_gap(tmp_path: Path) -> None:
+    late = tmp_path / "late.mp4"
+    threading.Timer(
+        0.6, lambda: write_test_video(tmp_path / "tmp.mp4", frames=5).rename(late)
+    ).start()
+    t0 = time.time()
+    msgs = run_worker(str(late), "no_such_module:make", retry_s=(0.1, 0.2))
+    gaps = [m for m in msgs if m["type"] == "gap"]
+    assert len(gaps) == 1
+    assert t0 <= gaps[0]["start"] < gaps[0]["end"] and gaps[0]["end"] - gaps[0]["start"] >= 0.4
+    assert [m for m in msgs if m["type"] == "status"][-1]["ended"] is True
+
+
+def test_shot_messages_feed_the_match(client, settings) -> None:
+    t = client.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
+    mid = new_match(client, table_id=t["id"])["id"]
+    rt = client.app.state.runtimes[str(settings.db_path)]
+    live: LiveManager = rt.extras["live"]
+    from service.live import _Live
+
+    live._live[t["id"]] = _Live(rt.db.table(t["id"]), mid)
+    live._handle({"type": "shot", "table": t["id"], "shot": shot()})
+    live._handle({"type": "shot", "table": t["id"], "shot": {"bad": 1}})
+    live._handle({"type": "gap", "table": t["id"], "start": 1.0, "end": 2.0})
+    st = client.get(f"/tables/{t['id']}").json()["status"]
+    assert "shot refused" in st["last_error"] and st["gaps"] == [{"start": 1.0, "end": 2.0}]
+    shots = client.get(f"/matches/{mid}/shots").json()["shots"]
+    assert len(shots) == 1 and shots[0]["verdict"]
+    assert client.get(f"/matches/{mid}/audit").json()  # create_match at least
+
+
+def test_worker_process_restarts_after_kill(client, settings) -> None:
+    video = write_test_video(settings.video_dir / "long.mp4", frames=600, fps=30)
+    t = client.post("/tables", json={"name": "T", "source": video.name}, headers=AUTH).json()
+    mid = new_match(client, table_id=t["id"])["id"]
+    r = client.post(f"/tables/{t['id']}/live", json={"match_id": mid}, headers=AUTH)
+    assert r.status_code == 200 and r.json()["status"]["running"] is True
+    rt = client.app.state.runtimes[str(settings.db_path)]
+    live: LiveManager = rt.extras["live"]
+
+    def wait(cond, timeout=30.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            st = client.get(f"/tables/{t['id']}").json()["status"]
+            if cond(st):
+                return st
+            time.sleep(0.1)
+        raise AssertionError(st)
+
+    st = wait(lambda s: s.get("frames", 0) > 5 and s.get("connected"))
+    assert st["fps"] > 0
+    pid = live.pid(t["id"])
+    os.kill(pid, signal.SIGKILL)
+    st = wait(lambda s: s["restarts"] == 1 and s["running"])
+    assert live.pid(t["id"]) != pid and "exit -9" in st["last_error"]
+    r = client.delete(f"/tables/{t['id']}/live", headers=AUTH)
+    assert r.json()["status"]["running"] is False
+    time.sleep(0.5)
+    assert client.get(f"/tables/{t['id']}").json()["status"]["restarts"] == 1  # a stop is no crash

@@ -1,0 +1,102 @@
+"""The overlay JSON (flat, CueScore-like names, rev on every change) and the page."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from svc_helpers import AUTH, new_match, shot, verdict
+
+KEYS = {
+    "matchId",
+    "playerA",
+    "playerB",
+    "scoreA",
+    "scoreB",
+    "raceTo",
+    "frame",
+    "turn",
+    "lastVerdict",
+    "rev",
+}
+
+
+def test_scoreboard_follows_changes(client: TestClient) -> None:
+    mid = new_match(client, race_to=5)["id"]
+    b0 = client.get(f"/scoreboard/matches/{mid}.json").json()
+    assert set(b0) >= KEYS
+    assert (b0["playerA"], b0["playerB"], b0["scoreA"], b0["scoreB"], b0["raceTo"]) == (
+        "Ivanov",
+        "Petrov",
+        0,
+        0,
+        5,
+    )
+    assert b0["lastVerdict"] == "" and b0["status"] == "playing"
+    client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
+    b1 = client.get(f"/scoreboard/matches/{mid}.json").json()
+    assert b1["rev"] > b0["rev"] and b1["shots"] == 1 and b1["lastVerdict"]
+    client.post(
+        f"/matches/{mid}/referee/verdict",
+        json={"verdict": verdict(False, 0, 1, "B", ("foot",))},
+        headers=AUTH,
+    )
+    en = client.get(f"/scoreboard/matches/{mid}.json", params={"lang": "en"}).json()
+    ru = client.get(f"/scoreboard/matches/{mid}.json", params={"lang": "ru"}).json()
+    assert en["rev"] > b1["rev"] and en["rev"] == ru["rev"]
+    assert (en["scoreA"], en["scoreB"], en["turn"], en["turnName"], en["lastFoul"]) == (
+        0,
+        1,
+        "B",
+        "Petrov",
+        True,
+    )
+    assert en["lastVerdict"] == "Foul: foot off the floor · Petrov +1"
+    assert ru["lastVerdict"] == "Фол: нет касания пола ногой · Petrov +1"
+    again = client.get(f"/scoreboard/matches/{mid}.json", params={"lang": "en"}).json()
+    assert again == en  # no change, same rev
+
+
+def test_reason_comes_from_the_adjudicator(client: TestClient) -> None:
+    mid = new_match(client)["id"]
+    client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
+    client.post(f"/matches/{mid}/referee/fouls", json={"foul": "foot"}, headers=AUTH)
+    st = client.get(f"/matches/{mid}/state").json()
+    b = client.get(f"/scoreboard/matches/{mid}.json", params={"lang": "ru"}).json()
+    ru_reasons = [r["ru"] for r in st["last_verdict"]["reasons"]]
+    assert ru_reasons and all(r in b["lastVerdictReason"] for r in ru_reasons)
+
+
+def test_table_scoreboard(client: TestClient, settings) -> None:
+    (settings.video_dir / "cam.mp4").write_bytes(b"x")
+    t = client.post("/tables", json={"name": "T1", "source": "cam.mp4"}, headers=AUTH).json()
+    r = client.get(f"/scoreboard/tables/{t['id']}.json")
+    assert r.status_code == 404 and r.json()["detail"] == f"table {t['id']} has no match"
+    new_match(client, table_id=t["id"])
+    m2 = new_match(client, table_id=t["id"])
+    b = client.get(f"/scoreboard/tables/{t['id']}.json").json()
+    assert b["matchId"] == m2["id"] and b["tableName"] == "T1"
+    assert client.get("/scoreboard/tables/99.json").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/scoreboard/matches/5.json", 404),
+        ("/scoreboard/matches/1.json?lang=de", 422),
+        ("/scoreboard/5", 404),
+    ],
+)
+def test_scoreboard_errors(client: TestClient, path: str, status: int) -> None:
+    new_match(client)
+    assert client.get(path).status_code == status
+
+
+@pytest.mark.parametrize(("lang", "word"), [("ru", "Партия"), ("en", "Frame")])
+def test_page(client: TestClient, lang: str, word: str) -> None:
+    mid = new_match(client)["id"]
+    r = client.get(f"/scoreboard/{mid}", params={"lang": lang})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    html = r.text
+    assert f'data-match="{mid}"' in html and f'<html lang="{lang}">' in html and word in html
+    assert "{{" not in html  # every placeholder filled
+    assert '"L": 3550,' in html  # the pyramid-12ft table drawn in mm
