@@ -15,7 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
-from vision.motion import Kink, Movement
+from vision.motion import Movement
 from vision.series import Series, line_fit
 
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ class EventFinder:
         self.table = table
         self.settings = settings
         self.R = table.ball_radius
+        names = set(table.skittle_spots) if table.kind == "carom" else set()
+        self.skittles = tuple(i for i in series.ids if i in names)
 
     # ------------------------------------------------------------------ helpers
     def _ev(self, f: float, type_: EventType, **kw) -> Event:
@@ -58,67 +60,166 @@ class EventFinder:
             return 0.0
         return float(np.linalg.norm(xy[lo] - xy[lo - 1]))
 
-    def partner(
-        self, ball: str, at: np.ndarray, f: float, exclude: set[str]
-    ) -> tuple[str, float] | None:
-        """The ball one diameter from ``at`` at frame ``f``: (id, its speed before)."""
+    def pos_interp(self, b: int, f: float) -> np.ndarray | None:
+        """Position (mm) of ball ``b`` at fractional frame ``f`` by linear interpolation."""
+        xy = self.s.xy[b]
+        lo = int(np.floor(f))
+        if lo < 0 or lo + 1 >= len(xy):
+            return None
+        a, c = xy[lo], xy[lo + 1]
+        if np.isnan(a[0]) or np.isnan(c[0]):
+            return None if np.isnan(a[0]) else a
+        return a + (c - a) * (f - lo)
+
+    def partner(self, ball: str, at: np.ndarray, f: float) -> tuple[str, float] | None:
+        """The ball one diameter from ``at`` at frame ``f``: (id, its speed before).
+
+        A partner's position is taken both from its straight motion before ``f`` and by
+        interpolating its samples (a kink of its own at ``f`` bends one or the other)."""
         best: tuple[float, str, float] | None = None
         for b, ident in enumerate(self.s.ids):
-            if ident == ball or ident in exclude:
-                continue
-            p = self.pos_before(b, f)
-            if p is None:
+            if ident == ball or ident in self.skittles:
                 continue
             sp = self.speed_before(b, f)
-            d = float(np.linalg.norm(p - at))
-            err = abs(d - 2 * self.R)
-            if err < 0.3 * self.R + 0.6 * sp and (best is None or err < best[0]):
-                best = (err, ident, sp)
+            for p in (self.pos_before(b, f), self.pos_interp(b, f)):
+                if p is None:
+                    continue
+                err = abs(float(np.linalg.norm(p - at)) - 2 * self.R)
+                if err < 0.3 * self.R + 0.6 * sp and (best is None or err < best[0]):
+                    best = (err, ident, sp)
         return None if best is None else (best[1], best[2])
 
-    def cushion_of(self, k: Kink) -> str | None:
-        """Cushion name when the kink lies one radius from a nose with the normal
-        velocity reversed."""
-        x, y = k.at
-        vb, va = np.asarray(k.v_before), np.asarray(k.v_after)
+    def cushion_hits(self, b: int, m: Movement) -> list[tuple[float, str]]:
+        """(fractional frame, cushion) where ball ``b`` bounced off a cushion nose during
+        ``m``: its distance to the nose less R has a V-shaped minimum near 0."""
+        xy = self.s.xy[b, m.first : m.last + 2]
+        if len(xy) < 3:
+            return []
         R, L, W = self.R, self.table.L, self.table.W
-        tol = 0.35 * R + 0.5 * float(np.linalg.norm(vb))
-        cands = [
-            ("front", x - R, 0, -1),
-            ("back", L - R - x, 0, 1),
-            ("left", y - R, 1, -1),
-            ("right", W - R - y, 1, 1),
-        ]
-        for name, gap, axis, sign in cands:
-            if abs(gap) < tol and vb[axis] * sign > 0 and va[axis] * sign <= 0.2 * abs(vb[axis]):
-                return name
-        return None
+        gaps = {
+            "front": xy[:, 0] - R,
+            "back": L - R - xy[:, 0],
+            "left": xy[:, 1] - R,
+            "right": W - R - xy[:, 1],
+        }
+        out = []
+        for name, g in gaps.items():
+            for k in range(1, len(g) - 1):
+                g0, g1, g2 = g[k - 1], g[k], g[k + 1]
+                if np.isnan(g0) or np.isnan(g1) or np.isnan(g2):
+                    continue
+                if not (g1 <= g0 and g1 < g2):
+                    continue
+                app, rec = g0 - g1, g2 - g1
+                if app < 0.3 or rec < 0.3:
+                    continue
+                if g1 > 0.3 * R + max(app, rec) + 1.0:
+                    continue
+                # the straight approach and retreat lines meet at the bounce
+                pre = g[max(0, k - 2) : k]
+                post = g[k + 1 : k + 3]
+                va = (pre[-1] - pre[0]) / max(len(pre) - 1, 1) if len(pre) > 1 else g1 - g0
+                vr = (post[-1] - post[0]) / max(len(post) - 1, 1) if len(post) > 1 else g2 - g1
+                tf = float(k)
+                if va < 0 < vr:
+                    # g = g0 + va (t - (k-1)) and g = g2 + vr (t - (k+1)) meet at t
+                    tf = float(
+                        np.clip((g2 - g0 + va * (k - 1) - vr * (k + 1)) / (va - vr), k - 1, k + 1)
+                    )
+                out.append((m.first + tf, name))
+        return out
 
-    def pocket_of(self, m: Movement) -> str | None:
-        """The pocket a vanished ball went into, or None (off the table)."""
-        if not self.table.pockets:
-            return None
-        at = np.asarray(m.stop_at)
-        best = None
-        for p in self.table.pockets:
-            d = float(np.hypot(at[0] - p.x, at[1] - p.y))
-            reach = p.mouth_mm / 2 + 2.5 * self.R + 0.8 * float(np.linalg.norm(m.v_end))
-            if d < reach and (best is None or d < best[0]):
-                best = (d, p.name)
-        return None if best is None else best[1]
-
-    def leave_time(self, m: Movement) -> float:
-        """Fractional frame the vanished ball's centre crossed the surface's edge."""
+    def leave_point(self, m: Movement) -> tuple[float, np.ndarray]:
+        """Fractional frame and point (mm) where a vanished ball's centre crossed the
+        surface's edge (extrapolated from its last samples when it vanished inside)."""
         at, v = np.asarray(m.stop_at), np.asarray(m.v_end)
         L, W = self.table.L, self.table.W
+        if not self.table.on_surface(at[0], at[1]):
+            return m.stop_f, at
         ts = []
         for axis, lo, hi in ((0, 0.0, L), (1, 0.0, W)):
             if v[axis] > 1e-6:
                 ts.append((hi - at[axis]) / v[axis])
             elif v[axis] < -1e-6:
                 ts.append((lo - at[axis]) / v[axis])
-        dt = min(ts) if ts else 0.5
-        return m.stop_f + float(np.clip(dt, 0.0, 2.0))
+        dt = float(np.clip(min(ts), 0.0, 3.0)) if ts else 0.0
+        return m.stop_f + dt, at + v * dt
+
+    def pocket_at(self, c: np.ndarray) -> str | None:
+        """The pocket whose mouth contains the edge point ``c`` (mm), if any."""
+        for p in self.table.pockets:
+            half = (p.mouth_mm / 2**0.5 if p.corner else p.mouth_mm / 2) + 0.6 * self.R
+            if p.corner:
+                near = np.hypot(c[0] - p.x, c[1] - p.y) < half * 2**0.5
+            else:
+                near = abs(c[0] - p.x) < half and abs(c[1] - p.y) < 3 * self.R
+            if near:
+                return p.name
+        return None
+
+    def gone_event(self, m: Movement) -> Event | None:
+        """pocket / off_table for a ball that vanished during the shot; None when it
+        vanished far from the edge (hidden, not gone: no pocket is invented)."""
+        f, c = self.leave_point(m)
+        if np.hypot(c[0] - m.stop_at[0], c[1] - m.stop_at[1]) > 3 * self.R + 2 * float(
+            np.linalg.norm(m.v_end)
+        ):
+            return None
+        pocket = self.pocket_at(c)
+        if pocket:
+            return self._ev(f, EventType.POCKET, ball=m.ball, pocket=pocket)
+        return self._ev(f, EventType.OFF_TABLE, ball=m.ball)
+
+    def skittle_events(self, lo: float, hi: float) -> list[Event]:
+        """skittle_down events within frames [lo, hi): a skittle turns ``fallen`` (or,
+        without a state column, leaves its mark by more than its base). ``by``: the
+        nearest ball within reach then, else a skittle that fell just before nearby."""
+        out: list[Event] = []
+        reach = self.R + self.table.skittle_base_mm + 6.0
+        fallen_at: list[tuple[float, str, np.ndarray]] = []
+        for ident in self.skittles:
+            b = self.s.index(ident)
+            xy = self.s.xy[b]
+            if self.s.fallen is not None:
+                down = self.s.fallen[b]
+            else:
+                home = xy[~np.isnan(xy[:, 0])][:1]
+                down = (
+                    np.linalg.norm(xy - home, axis=1) > self.table.skittle_base_mm
+                    if len(home)
+                    else np.zeros(len(xy), bool)
+                )
+            idx = np.nonzero(
+                down[int(max(lo, 1)) : int(hi)] & ~down[int(max(lo, 1)) - 1 : int(hi) - 1]
+            )[0]
+            if len(idx):
+                f = int(max(lo, 1)) + int(idx[0])
+                home = xy[f - 1] if not np.isnan(xy[f - 1, 0]) else xy[f]
+                fallen_at.append((float(f), ident, home))
+        for f, ident, home in sorted(fallen_at, key=lambda r: r[0]):
+            by, best = None, reach
+            for b, other in enumerate(self.s.ids):
+                if other in self.skittles:
+                    continue
+                for g in (f - 1.0, f - 0.5, f):
+                    p = self.pos_interp(b, g)
+                    if p is not None and np.linalg.norm(p - home) < best:
+                        by, best = other, float(np.linalg.norm(p - home))
+            if by is None:
+                prior = [
+                    (abs(f - g), s)
+                    for g, s, h in fallen_at
+                    if g <= f
+                    and s != ident
+                    and np.linalg.norm(h - home) < 2 * self.table.skittle_height_mm + 10
+                ]
+                by = min(prior)[1] if prior else None
+            out.append(
+                self._ev(
+                    f - 0.5, EventType.SKITTLE_DOWN, skittle=ident, **({"by": by} if by else {})
+                )
+            )
+        return out
 
     # ------------------------------------------------------------------ shots
     def shot_events(self, group: list[Movement]) -> tuple[list[Event], str | None]:
@@ -148,7 +249,7 @@ class EventFinder:
         for m in moves[1:]:
             starts.setdefault(m.ball, m.start_f)
             rest = np.asarray(m.start_at)
-            p = self.partner(m.ball, rest, m.start_f, exclude=set())
+            p = self.partner(m.ball, rest, m.start_f)
             if p is not None:
                 add_contact(m.start_f, p[0], m.ball, rest)
             elif m.ball != cue:
@@ -157,33 +258,37 @@ class EventFinder:
                 events.append(self._ev(m.start_f, kind, ball=m.ball))
         for m in moves:
             b = self.s.index(m.ball)
+            hits = self.cushion_hits(b, m)
+            for f, name in hits:
+                events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             for k in m.kinks:
-                name = self.cushion_of(k)
-                if name is not None:
-                    events.append(self._ev(k.f, EventType.CUSHION, ball=m.ball, cushion=name))
-                    continue
-                p = self.partner(m.ball, np.asarray(k.at), k.f, exclude=set())
+                p = self.partner(m.ball, np.asarray(k.at), k.f)
                 if p is None:
                     continue
                 mine = float(np.linalg.norm(k.v_before))
                 striker, struck = (m.ball, p[0]) if mine >= p[1] else (p[0], m.ball)
                 add_contact(k.f, striker, struck, np.asarray(k.at))
-            if m.gone:
-                pocket = self.pocket_of(m)
-                tf = self.leave_time(m)
-                if pocket:
-                    events.append(self._ev(tf, EventType.POCKET, ball=m.ball, pocket=pocket))
-                else:
-                    events.append(self._ev(tf, EventType.OFF_TABLE, ball=m.ball))
+            if m.gone and (ev := self.gone_event(m)) is not None:
+                events.append(ev)
             events += self._crossings(b, m)
+        if self.skittles:
+            hi = max(m.stop_f for m in moves) + 2
+            events += self.skittle_events(first.start_f, hi)
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
 
     def _crossings(self, b: int, m: Movement) -> list[Event]:
-        """Centre-line crossings of ball ``b`` during movement ``m``."""
+        """Centre-line crossings of ball ``b`` during movement ``m`` (for a ball that
+        vanished, up to where it left the surface)."""
         x = self.s.xy[b, m.first : m.last + 1, 0]
         c = self.table.centre_line_x
         out = []
+        if m.gone:
+            f_leave, at = self.leave_point(m)
+            x0, x1 = m.stop_at[0], float(at[0])
+            if (x0 - c) * (x1 - c) < 0:
+                f = m.stop_f + (f_leave - m.stop_f) * (c - x0) / (x1 - x0)
+                out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
         for i in range(len(x) - 1):
             x0, x1 = x[i], x[i + 1]
             if np.isnan(x0) or np.isnan(x1) or (x0 - c) * (x1 - c) > 0 or x0 in (x1, c):

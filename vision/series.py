@@ -25,6 +25,7 @@ class Series:
     xy: np.ndarray  # (B, F, 2) mm, NaN when absent
     visible: np.ndarray  # (B, F) bool; False when absent or predicted
     fps: float
+    fallen: np.ndarray | None = None  # (B, F) bool: a skittle lying (TRACKS state column)
 
     @property
     def n_frames(self) -> int:
@@ -62,8 +63,12 @@ def series_from_tracks(tracks: Tracks, fps: float | None = None) -> Series:
     xy[bi, fi, 0] = tracks.x
     xy[bi, fi, 1] = tracks.y
     vis[bi, fi] = tracks.visible
+    fallen = None
+    if tracks.state is not None:
+        fallen = np.zeros((len(ids), n), bool)
+        fallen[bi, fi] = tracks.state == "fallen"
     t = (np.arange(n) + first) / fps
-    return Series(ids, first, t, xy, vis, fps)
+    return Series(ids, first, t, xy, vis, fps, fallen)
 
 
 def speeds(xy: np.ndarray) -> np.ndarray:

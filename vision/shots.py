@@ -54,8 +54,11 @@ def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
 
 def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Movement]:
     mask = moving_mask(series.xy, s.move_mm) & series.present()
+    skittles = set(table.skittle_spots) if table.kind == "carom" else set()
     out: list[Movement] = []
     for b, ident in enumerate(series.ids):
+        if ident in skittles:
+            continue
         out += movements(
             ident,
             series.xy[b],
@@ -135,7 +138,7 @@ def _make_shot(
         if hi <= lo:
             break
         p = rest_position(series.xy[b, lo:hi])
-        if np.isfinite(p[0]):
+        if np.isfinite(p[0]) and np.isfinite(series.xy[b, hi - 1, 0]):
             rest[ident] = (round(float(p[0]), 1), round(float(p[1]), 1))
     ft = lambda f: FrameTime(frame=series.first + f, t=round((series.first + f) / series.fps, 4))  # noqa: E731
     return Shot(
