@@ -87,13 +87,17 @@ def apply_verdict(
         hand, is_break = "house", True
     if hand in ("house", "temp_house"):
         table.pop(P.BREAK_BALL, None)
+    turn = verdict.next
+    choice = shot.referee.choice if shot.referee is not None else None
+    if not verdict.legal and choice in ("hand_back", "rebreak") and choice in verdict.options:
+        turn = striker  # 7.4 / 003 12.2 (2), (4): the opponent makes the offender play
     nxt = replace(
         state,
         shot_no=n,
         score=frozen_map(score),
         shelf=frozen_map(shelf),
         on_table=frozen_map(table),
-        turn=verdict.next,
+        turn=turn,
         is_break=is_break,
         ball_in_hand=hand,
         cue_ball=None if rules.any_cue_ball else P.BREAK_BALL,

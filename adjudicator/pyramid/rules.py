@@ -56,6 +56,23 @@ def _pt(x: float, y: float) -> tuple[float, float]:
     return (round(x, 1), round(y, 1))
 
 
+_CHOICE = {
+    "play": ("играет из сложившейся позиции", "plays on from the position", "pyramid:7.4"),
+    "hand_back": ("передаёт ход нарушителю", "hands the turn back to the offender", "pyramid:7.4"),
+    "rerack": ("расставляет шары заново и разбивает сам", "re-racks and breaks", "pyramid:12.2"),
+    "rebreak": (
+        "расставляет шары заново, разбивает нарушитель",
+        "re-racks; the offender breaks again",
+        "pyramid:12.2",
+    ),
+}
+
+
+def _choice_note(choice: str, opp: Player) -> dict[str, str]:
+    ru, en, ref = _CHOICE[choice]
+    return sentence(f"Выбор {opp}: {ru}", f"{opp}'s choice: {en}", ref)
+
+
 @dataclass(frozen=True)
 class PyramidRules:
     """One pyramid discipline. ``key``: free/combined/dynamic/classic; ``target``: points
@@ -188,7 +205,9 @@ class PyramidRules:
         else:
             options = ("play", "hand_back") + (("rerack", "rebreak") if state.is_break else ())
             choice = ref.choice if ref is not None else None
-            nxt = striker if choice in ("hand_back", "rebreak") else opp
+            nxt = opp  # contract §8: ``next`` is before the opponent's option (apply uses it)
+            if choice in options:
+                r.notes.append(_choice_note(choice, opp))
             rerack = choice in ("rerack", "rebreak") and state.is_break
             if rerack:
                 r.hand = "house"

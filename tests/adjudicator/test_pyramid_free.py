@@ -211,8 +211,9 @@ def test_penalty_ball_debt_paid_with_next_ball():
 )
 def test_options_after_foul(choice, nxt):
     ref = {"choice": choice} if choice else {}
-    v = judge(state(on_table=MID), S("yellow>3", **ref))
-    assert v.next == nxt and v.options == ("play", "hand_back")
+    v, st = play(state(on_table=MID), S("yellow>3", **ref))
+    assert v.next == "B" and v.options == ("play", "hand_back")  # contract: before the option
+    assert st.turn == nxt and st.options == ("play", "hand_back")
 
 
 @pytest.mark.parametrize(
@@ -228,7 +229,7 @@ def test_illegal_break_options(choice, nxt, rerack):
     v, st = play(break_state(), S("yellow>1", "4|back", choice=choice))
     assert v.fouls == (Foul.ILLEGAL_BREAK,) and "pyramid:12.1" in v.rule_refs
     assert v.options == ("play", "hand_back", "rerack", "rebreak")
-    assert v.next == nxt and st.turn == nxt
+    assert v.next == "B" and st.turn == nxt
     assert st.is_break is rerack
     if rerack:
         assert dict(st.on_table) == rack_positions(
