@@ -83,19 +83,25 @@ class Detections:
         )
 
 
-def _plate_distance(img: np.ndarray, plate: np.ndarray, dark_weight: float = 0.6) -> np.ndarray:
-    """Colour distance of ``img`` from the cloth ``plate`` (both float32 BGR), with pure
-    darkening (shadow) weighted by ``dark_weight``."""
+def _plate_distance(
+    img: np.ndarray, plate: np.ndarray, dark_weight: float = 0.45, bright_weight: float = 0.6
+) -> np.ndarray:
+    """Colour distance of ``img`` from the cloth ``plate`` (both float32 BGR): the change of
+    colour at full weight, a pure darkening (shadow) by ``dark_weight`` and a pure
+    brightening (glare, projected light) by ``bright_weight``."""
     diff = img - plate
     pn = plate / (np.linalg.norm(plate, axis=2, keepdims=True) + 1e-3)
     b = np.einsum("ijk,ijk->ij", diff, pn)
     d2 = np.einsum("ijk,ijk->ij", diff, diff) - b * b
-    d2 += np.where(b < 0, dark_weight**2, 1.0) * b * b
+    d2 += np.where(b < 0, dark_weight**2, bright_weight**2) * b * b
     return np.sqrt(np.maximum(d2, 0.0))
 
 
 def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.stack([np.ones_like(u), u, v, u * u, u * v, v * v, u * u * v, u * v * v], axis=-1)
+
+
+LOCAL_FRACTION = 0.4
 
 
 class Detector:
@@ -124,6 +130,10 @@ class Detector:
         self.plate_full: np.ndarray | None = None
         self.thr = 30.0
         self._cache: dict[tuple, BlobFit] = {}
+        k = 5 if r0 * self.scale >= 3.5 else 3  # removes lines, rings and spots thinner than a ball
+        self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        rk = 2 * int(round(r0 * self.scale)) + 1
+        self._local_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (rk, rk))
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -167,6 +177,11 @@ class Detector:
         del gu, gv
         full_med = np.median(np.stack(images), axis=0) if len(images) > 1 else images[0]
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
+        for p in self.table.pockets:  # pocket holes are not cloth
+            c = self.calib.table_to_pixel(np.array([p.centre]))[0]
+            r = ball_radius_px(self.calib, self.table, np.array([p.centre]))[0]
+            rr = r * (p.mouth_mm / 2 + 1.8 * self.table.ball_radius) / self.table.ball_radius
+            cv2.circle(core, (int(round(c[0])), int(round(c[1]))), int(rr), 0, -1)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
         plate[~core] = full_med[~core]
         self.plate_full = plate
@@ -182,10 +197,11 @@ class Detector:
             self.fit_background([img])
         small = self._work(img).astype(np.float32)
         d = _plate_distance(small, self.plate)
-        fg = ((d > self.thr) & (self.region > 0)).astype(np.uint8)
-        fg = cv2.morphologyEx(
-            fg, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        )
+        # relative threshold: a pixel must reach a fraction of the strongest contrast within
+        # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
+        local = cv2.dilate(d, self._local_kernel)
+        fg = ((d > self.thr) & (d >= LOCAL_FRACTION * local) & (self.region > 0)).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
         return d, fg
 
     def detect(self, frame: Frame) -> Detections:

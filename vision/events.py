@@ -71,7 +71,9 @@ class EventFinder:
             return None if np.isnan(a[0]) else a
         return a + (c - a) * (f - lo)
 
-    def partner(self, ball: str, at: np.ndarray, f: float) -> tuple[str, float] | None:
+    def partner(
+        self, ball: str, at: np.ndarray, f: float, moving_only: bool = False
+    ) -> tuple[str, float] | None:
         """The ball one diameter from ``at`` at frame ``f``: (id, its speed before).
 
         A partner's position is taken both from its straight motion before ``f`` and by
@@ -81,6 +83,8 @@ class EventFinder:
             if ident == ball or ident in self.skittles:
                 continue
             sp = self.speed_before(b, f)
+            if moving_only and sp < self.settings.rest_mm:
+                continue
             for p in (self.pos_before(b, f), self.pos_interp(b, f)):
                 if p is None:
                     continue
@@ -248,14 +252,36 @@ class EventFinder:
 
         for m in moves[1:]:
             starts.setdefault(m.ball, m.start_f)
+        cluster: list[tuple[float, Movement, Movement]] = []
+        for m in moves[1:]:
             rest = np.asarray(m.start_at)
-            p = self.partner(m.ball, rest, m.start_f)
+            p = self.partner(m.ball, rest, m.start_f, moving_only=True)
             if p is not None:
                 add_contact(m.start_f, p[0], m.ball, rest)
-            elif m.ball != cue:
+            # frozen neighbours set off together (a rack): the camera cannot order the
+            # impulses inside a cluster, so every touching pair that started together
+            # counts as a contact, the ball that started first named first
+            for o in moves:
+                if o.ball == m.ball or abs(o.start_f - m.start_f) > 2.0:
+                    continue
+                gap = np.hypot(o.start_at[0] - rest[0], o.start_at[1] - rest[1]) - 2 * self.R
+                if gap < 1.5 and (o.start_f, o.ball) < (m.start_f, m.ball):
+                    cluster.append((max(o.start_f, m.start_f), o, m))
+            if (
+                p is None
+                and m.ball != cue
+                and not any(
+                    o.ball != m.ball
+                    and abs(o.start_f - m.start_f) <= 2.0
+                    and np.hypot(o.start_at[0] - rest[0], o.start_at[1] - rest[1])
+                    < 2 * self.R + 1.5
+                    for o in moves
+                )
+            ):
                 fast = float(np.linalg.norm(m.v_start)) > self.settings.early_strike_mm_per_frame
                 kind = EventType.EARLY_STRIKE if fast else EventType.BALL_TOUCHED
                 events.append(self._ev(m.start_f, kind, ball=m.ball))
+        self._add_cluster(cluster, cue, events, add_contact)
         for m in moves:
             b = self.s.index(m.ball)
             hits = self.cushion_hits(b, m)
@@ -276,6 +302,18 @@ class EventFinder:
             events += self.skittle_events(first.start_f, hi)
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _add_cluster(self, cluster, cue: str, events: list[Event], add_contact) -> None:
+        """Contacts inside a frozen cluster: none before the cue ball's first contact
+        (all motion comes from it), the ball nearer to where it hit named first."""
+        first = next((e for e in events if e.type == EventType.CONTACT and cue in e.balls), None)
+        f0 = (first.t * self.s.fps - self.s.first) if first is not None else -1e9
+        hit = np.asarray(first.at) if first is not None and first.at else None
+        for f, o, m in sorted(cluster, key=lambda c: c[0]):
+            a, b = np.asarray(o.start_at), np.asarray(m.start_at)
+            if hit is not None and np.linalg.norm(b - hit) < np.linalg.norm(a - hit):
+                o, m, a, b = m, o, b, a
+            add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
 
     def _crossings(self, b: int, m: Movement) -> list[Event]:
         """Centre-line crossings of ball ``b`` during movement ``m`` (for a ball that

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 MAX_BALLS_PER_BLOB = 30
+MAX_PEAK_BALLS = 12  # blobs up to this many balls' area may hold balls joined to clutter
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class BlobFit:
     smear: bool = False
     actor: bool = False
     residual: float = 0.0
+    partial: bool = False  # balls found in a blob the disks did not fully explain
 
 
 def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, float]:
@@ -87,4 +89,24 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
         return BlobFit(centroid.reshape(1, 2), smear=True, residual=unexplained)
     if unexplained <= 0.25 and n_est <= 3:
         return BlobFit(centres, residual=unexplained)
+    if n_est <= MAX_PEAK_BALLS:
+        peaks = _dt_peaks(mask, r)
+        if len(peaks):
+            return BlobFit(peaks, residual=unexplained, partial=True)
     return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained)
+
+
+def _dt_peaks(mask: np.ndarray, r: float) -> np.ndarray:
+    """Ball-sized round parts of a blob the disks cannot explain (balls joined by halos,
+    shadows or an arm's edge): distance-transform maxima between 0.7 r and 1.35 r, at
+    least 1.6 r apart."""
+    dt = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+    dil = cv2.dilate(dt, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((dt >= dil - 1e-6) & (dt >= 0.7 * r) & (dt <= 1.35 * r))
+    order = np.argsort(-dt[ys, xs])
+    out: list[np.ndarray] = []
+    for k in order:
+        p = np.array([xs[k], ys[k]], float)
+        if all(np.linalg.norm(p - q) >= 1.6 * r for q in out):
+            out.append(p)
+    return np.asarray(out, float).reshape(-1, 2)
