@@ -127,6 +127,19 @@ def _time(match: Match, settings: MatchSettings, repeats: int) -> tuple[list[flo
     return wall, cpu
 
 
+def reference_ms() -> float:
+    """CPU ms of a fixed pure-Python loop (best of 5): how fast this machine ran Python
+    while measuring; compare runs on different machines or loads by it."""
+    best = float("inf")
+    for _ in range(5):
+        c0 = time.process_time()
+        acc = 0
+        for i in range(300_000):
+            acc += i % 7
+        best = min(best, (time.process_time() - c0) * 1000.0)
+    return round(best, 2)
+
+
 def _p95(xs: list[float]) -> float:
     s = sorted(xs)
     return s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
@@ -165,6 +178,7 @@ def run(out_dir: Path, quick: bool = False) -> dict:
             "pass_cpu": _p95(cpu) < GOAL_MS,
         }
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    ref = reference_ms()
     print(
         f"{'game':<18} {'shots':>5} {'mean ms':>8} {'p95 ms':>8} {'max ms':>8} "
         f"{'cpu mean':>8} {'cpu p95':>8}  goal p95 < {GOAL_MS:.0f} ms (wall / cpu)"
@@ -178,8 +192,15 @@ def run(out_dir: Path, quick: bool = False) -> dict:
             f"{r['max_ms']:>8.2f} {r['cpu_mean_ms']:>8.2f} {r['cpu_p95_ms']:>8.2f}  "
             f"{'ok' if r['pass'] else 'FAIL'} / {'ok' if r['pass_cpu'] else 'FAIL'}"
         )
-    print(f"load average (1 min): {load:.2f}, cores: {os.cpu_count()}" if load is not None else "")
-    return {"benchmark": "adjudicator", "quick": quick, "load_avg_1min": load, "games": rows}
+    if load is not None:
+        print(f"load average (1 min): {load:.2f}, cores: {os.cpu_count()}, reference loop {ref} ms")
+    return {
+        "benchmark": "adjudicator",
+        "quick": quick,
+        "load_avg_1min": load,
+        "reference_ms": ref,
+        "games": rows,
+    }
 
 
 if __name__ == "__main__":
