@@ -3,8 +3,9 @@
 A truth row is matched by the predicted row of the same (mapped) id in the same frame
 within a fixed gate of 50 mm. Moving rows are those whose truth position moved more
 than 1 mm since the previous frame. Identity switches count, per truth id, the times
-its nearest predicted ball (a per-frame Hungarian assignment within the gate) changes
-id: a swap of two ids is two switches, one per truth ball (the MOT convention).
+its corresponding predicted ball changes id (CLEAR-MOT: a correspondence is kept while it
+stays within the gate, the rest is a per-frame Hungarian assignment within the gate): a
+swap of two ids is two switches, one per truth ball.
 """
 
 from __future__ import annotations
@@ -78,6 +79,23 @@ def _by_frame(tr: Tracks) -> dict[int, np.ndarray]:
     return {int(f): g for f, g in zip(frames, np.split(order, starts[1:]), strict=True)}
 
 
+def _correspond(
+    tids: np.ndarray, last: dict[str, str], col: dict[str, int], near: np.ndarray, d: np.ndarray
+) -> list[tuple[int, int]]:
+    """This frame's truth-row -> pred-column correspondences (CLEAR-MOT): a truth ball keeps
+    last frame's predicted id while that id is still within the gate; the other rows get
+    a Hungarian assignment on distance within the gate."""
+    kept: list[tuple[int, int]] = []
+    for r, t in enumerate(tids):
+        c = col.get(last.get(t, ""))
+        if c is not None and near[r, c] and all(c != k for _, k in kept):
+            kept.append((r, c))
+    rows = [r for r in range(len(tids)) if all(r != k for k, _ in kept)]
+    cols = [c for c in range(d.shape[1]) if all(c != k for _, k in kept)]
+    sub = np.ix_(rows, cols)
+    return kept + [(rows[r], cols[c]) for r, c in assign(d[sub], near[sub])]
+
+
 def score_tracks(
     pred: Tracks,
     truth: Tracks,
@@ -119,7 +137,7 @@ def score_tracks(
             err.append(e)
             (err_mov if moving[i] else err_rest).append(e)
             covered += bool(truth.visible[i])
-        for r, c in assign(d, near):
+        for r, c in _correspond(truth.id[ti], last, col, near, d):
             t, p = truth.id[ti[r]], pid[pi[c]]
             if last.get(t, p) != p:
                 switch_at.append((f, t))

@@ -188,3 +188,23 @@ def test_calibration_points_lost_at_infinity(truth_calib: Calibration) -> None:
     assert s.lost == 37  # the grid column x = 1000
     assert s.error.max == 1e9
     assert np.isfinite(s.error.median)
+
+
+@pytest.mark.parametrize(("drift", "switches"), [(45.0, 0), (60.0, 2)])
+def test_correspondence_kept_while_within_gate(track_rows, truth_tracks, drift, switches) -> None:
+    """Frames 10..12: yellow's own track drifts ``drift`` mm away while an intruder sits
+    40 mm away on the other side: nearer, but the kept correspondence wins in the gate."""
+    pred = rows_with(
+        track_rows, dx=lambda f, i, mv: (drift, 0.0) if i == "yellow" and 10 <= f <= 12 else (0, 0)
+    )
+    intruder = [(f, f / 30, "w9", 960.0, 800.0, 1, None, None) for f in range(10, 13)]
+    pred = Tracks.from_rows(
+        [
+            (int(pred.frame[k]), pred.t[k], pred.id[k], pred.x[k], pred.y[k], 1, None, None)
+            for k in range(len(pred))
+        ]
+        + intruder
+    )
+    s = score_tracks(pred, truth_tracks)
+    assert s.switches == switches
+    assert s.false_rows == 0
