@@ -68,6 +68,34 @@ _CHOICE = {
 }
 
 
+def _verdict(legal, r: Ruling, scored, pocketed, nxt, resp, options, extra) -> Verdict:
+    """The contract verdict (built without validation: the inner loop) plus extensions."""
+    reasons = [foul_reason(f, c, d) for f, c, d in r.fouls] + r.notes
+    refs = [c for _, c, _ in r.fouls] + r.refs
+    if not legal:
+        refs.append("pyramid:27.2")
+    if resp:
+        refs.append("pyramid:25.2")
+    ext = {k: v for k, v in extra.items() if v is not None}
+    if r.taken:
+        ext["taken"] = r.taken
+    if r.premium:
+        ext["premium"] = True
+    return Verdict.model_construct(
+        legal=legal,
+        fouls=tuple(f for f, _, _ in r.fouls),
+        scored=scored,
+        pocketed=pocketed,
+        next=nxt,
+        respot=tuple(Respot.model_construct(id=b, at=p) for b, p in resp.items()),
+        rule_refs=tuple(dict.fromkeys(refs)),
+        reasons=tuple(reasons),
+        options=options,
+        shelved=tuple(r.shelved),
+        **ext,
+    )
+
+
 def _choice_note(choice: str, opp: Player) -> dict[str, str]:
     ru, en, ref = _CHOICE[choice]
     return sentence(f"Выбор {opp}: {ru}", f"{opp}'s choice: {en}", ref)
@@ -212,38 +240,12 @@ class PyramidRules:
             if rerack:
                 r.hand = "house"
         frame_over, winner = self._frame_end(state, shot, striker, scored, r, resp, legal)
-        reasons = [foul_reason(f, c, d) for f, c, d in r.fouls] + r.notes
-        refs = [c for _, c, _ in r.fouls] + r.refs
-        if not legal:
-            refs.append("pyramid:27.2")
-        if resp:
-            refs.append("pyramid:25.2")
-        extra: dict[str, object] = {"shelved": tuple(r.shelved)}
-        if r.taken:
-            extra["taken"] = r.taken
-        if r.hand:
-            extra["ball_in_hand"] = r.hand
-        if r.premium:
-            extra["premium"] = True
+        extra: dict[str, object] = {"ball_in_hand": r.hand, "rerack": rerack or None}
+        if frame_over:
+            extra.update(frame_over=True, winner=winner)
         if any(owed.values()):
             extra["owed"] = owed
-        if rerack:
-            extra["rerack"] = True
-        if frame_over:
-            extra["frame_over"] = True
-            extra["winner"] = winner
-        return Verdict.model_construct(
-            legal=legal,
-            fouls=tuple(f for f, _, _ in r.fouls),
-            scored=scored,
-            pocketed=pocketed,
-            next=nxt,
-            respot=tuple(Respot.model_construct(id=b, at=p) for b, p in resp.items()),
-            rule_refs=tuple(dict.fromkeys(refs)),
-            reasons=tuple(reasons),
-            options=options,
-            **extra,
-        )
+        return _verdict(legal, r, scored, pocketed, nxt, resp, options, extra)
 
     def camera_fouls(
         self, state: MatchState, shot: Shot, cue: str, striker: Player
