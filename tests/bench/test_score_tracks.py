@@ -207,4 +207,4 @@ def test_correspondence_kept_while_within_gate(track_rows, truth_tracks, drift, 
     )
     s = score_tracks(pred, truth_tracks)
     assert s.switches == switches
-    assert s.false_rows == 0
+    assert s.false_rows == (0 if drift <= 50 else 3)  # yellow's own rows beyond the gate
