@@ -90,11 +90,23 @@ class ActorPainter:
             hand = _tube(a - (b - a) * 0.08, a + (b - a) * 0.12, 2, 70.0, 85.0, lambda s: skin)
             return [hand, _tube(a, b, 6, 72.0, 100.0, arm_col)], []
         if actor.kind == "hand":
-            palm = _ellipse(a + [0.0, 0.0, 40.0], (55.0, 45.0), 0.3)
+            # a hand gripping a ball from above: palm over it, fingers reaching forward
+            # (away from the elbow ``b``) and curling down, the thumb to one side
+            away = a[:2] - b[:2]
+            fwd = np.arctan2(away[1], away[0]) if np.any(away) else 0.0
+            top = a + [0.0, 0.0, 40.0]
+            palm = _ellipse(top - [np.cos(fwd) * 15, np.sin(fwd) * 15, 0.0], (55.0, 45.0), fwd)
             fingers = []
-            for ang in (-1.0, -0.4, 0.2, 0.8, 2.6):
-                tip = a + [60 * np.cos(ang), 60 * np.sin(ang), 10.0]
-                fingers.append(_tube(a + [0.0, 0.0, 40.0], tip, 2, 20.0, 16.0, lambda s: skin))
+            for da, reach in (
+                (-0.45, 70.0),
+                (-0.15, 80.0),
+                (0.15, 80.0),
+                (0.45, 70.0),
+                (1.3, 60.0),
+            ):
+                ang = fwd + da
+                tip = a + [reach * np.cos(ang), reach * np.sin(ang), 0.0]
+                fingers.append(_tube(top, tip, 2, 20.0, 15.0, lambda s: skin))
             return fingers, [palm]
         # body
         axis = b[:2] - a[:2]
@@ -237,7 +249,7 @@ class ActorPainter:
         """Draw the actors (lowest first) and return their coverage mask (uint8, 255 covered)."""
         w, h = self.cam.image_size
         mask = np.zeros((h, w), np.uint8)
-        order = {"cue": 0, "hand": 1, "arm": 2, "body": 3}
+        order = {"cue": 0, "arm": 1, "hand": 2, "body": 3}
         for act in sorted(actors, key=lambda a: (order[a.kind], a.height)):
             strokes, polys = self._strokes(act)
             for st in strokes:
