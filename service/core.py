@@ -45,6 +45,7 @@ class MatchService:
         self.broker = broker or Broker()
         self._cache: dict[int, Current] = {}
         self._cache_lock = threading.Lock()
+        self._match_locks: dict[int, threading.Lock] = {}
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -70,7 +71,9 @@ class MatchService:
             raise Unprocessable(f"match {match_id}: {str(e).splitlines()[0]}") from None
         c = Current(m, j, rev)
         with self._cache_lock:
-            self._cache[match_id] = c
+            old = self._cache.get(match_id)
+            if old is None or old.rev < rev:  # never replace a newer entry
+                self._cache[match_id] = c
         return c
 
     def state_json(self, match_id: int) -> dict:
@@ -104,21 +107,22 @@ class MatchService:
             raise Unprocessable(str(e).splitlines()[0]) from None
         data["breaker_player"] = None if data["breaker"] == "lag" else data["breaker"]
         try:  # the adjudicator must accept the settings before anything is stored
-            judge(data, [])
+            j = judge(data, [])
         except ValueError as e:
             raise Unprocessable(str(e).splitlines()[0]) from None
         with self.db.write():
             m = self.db.add_match(data.get("table_id"), data)
             self.db.add_audit(m.id, None, who, "create_match", None, data)
             self.db.add_event("match", {"match": m.id, "settings": data}, m.id, m.table_id)
-            self._state_event(m.id)
+            self._state_event(m, j)
         self.broker.publish()
         return self.match(m.id)
 
     def add_shot(self, match_id: int, shot: dict, who: str) -> tuple[int, Judged]:
         """Store a shot (a contract §8 shot as JSON; index optional) after the adjudicator
-        accepts it. A pending classic call goes into its referee input."""
-        with self.db.write():
+        accepts it. A pending classic call goes into its referee input. The judging runs
+        under the match's own lock, not the database's, so readers never wait for it."""
+        with self._lock_for(match_id):
             m = self.match(match_id)
             last = self.db.last_shot_index(match_id)
             idx = shot.get("index") or last + 1
@@ -135,14 +139,16 @@ class MatchService:
             shot = Shot.model_validate(shot).model_dump(mode="json", exclude_none=True)
             stored = [s.shot for s in self.db.shots(match_id)]
             j = self._judge(m, [*stored, shot])
-            self.db.add_shot(match_id, idx, shot)
-            if call:
-                self.db.set_pending(match_id, {k: v for k, v in m.pending.items() if k != "call"})
             judged_shot = j.match.shots[-1].model_dump(mode="json", exclude_none=True)
-            self.db.add_event(
-                "shot", {"match": match_id, "shot": judged_shot}, match_id, m.table_id
-            )
-            self._state_event(match_id, j)
+            with self.db.write():
+                self.db.add_shot(match_id, idx, shot)
+                if call:
+                    pending = {k: v for k, v in m.pending.items() if k != "call"}
+                    self.db.set_pending(match_id, pending)
+                    m = MatchRow(m.id, m.table_id, m.settings, pending, m.created)
+                data = {"match": match_id, "shot": judged_shot}
+                self.db.add_event("shot", data, match_id, m.table_id)
+                self._state_event(m, j)
         self.broker.publish()
         return idx, j
 
@@ -156,7 +162,8 @@ class MatchService:
     ) -> Judged:
         """Apply a referee correction to one shot's referee input (default: the last shot),
         audit it, recompute the state. 409 when the match has no such shot."""
-        with self.db.write():
+        with self._lock_for(match_id):
+            old = self.current(match_id).judged
             m = self.match(match_id)
             rows = self.db.shots(match_id)
             if not rows:
@@ -170,46 +177,47 @@ class MatchService:
             after_ref = change(before_ref)
             new_shot = {**shot, "referee": after_ref.model_dump(mode="json", exclude_none=True)}
             shots = [r.shot for r in rows]
-            old = self.current(match_id).judged
             shots[pos] = new_shot
             j = self._judge(m, shots)
-            self.db.replace_shot(match_id, idx, new_shot)
             before = {"referee": _dump(before_ref), "verdict": _verdict(old, pos)}
             after = {"referee": _dump(after_ref), "verdict": _verdict(j, pos)}
-            self.db.add_audit(match_id, idx, who, action, before, after)
-            data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
-            self.db.add_event("referee", data, match_id, m.table_id)
-            self._state_event(match_id, j)
+            with self.db.write():
+                self.db.replace_shot(match_id, idx, new_shot)
+                self.db.add_audit(match_id, idx, who, action, before, after)
+                data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
+                self.db.add_event("referee", data, match_id, m.table_id)
+                self._state_event(m, j)
         self.broker.publish()
         return j
 
     def set_pending_call(self, match_id: int, call: dict, who: str) -> None:
-        with self.db.write():
+        with self._lock_for(match_id):
+            j = self.current(match_id).judged
             m = self.match(match_id)
-            self.db.set_pending(match_id, {**m.pending, "call": call})
-            self.db.add_audit(match_id, None, who, "call", m.pending.get("call"), call)
-            self.db.add_event(
-                "referee", {"match": match_id, "action": "call", "call": call}, match_id, m.table_id
-            )
-            self._state_event(match_id)
+            with self.db.write():
+                self.db.set_pending(match_id, {**m.pending, "call": call})
+                self.db.add_audit(match_id, None, who, "call", m.pending.get("call"), call)
+                data = {"match": match_id, "action": "call", "call": call}
+                self.db.add_event("referee", data, match_id, m.table_id)
+                self._state_event(self.match(match_id), j)
         self.broker.publish()
 
     def set_lag(self, match_id: int, winner: str, who: str) -> None:
         """The lag's winner breaks; only before the first shot."""
-        with self.db.write():
+        with self._lock_for(match_id):
             m = self.match(match_id)
             if self.db.last_shot_index(match_id):
                 raise Conflict(f"match {match_id}: the lag is settled before the first shot")
             settings = {**m.settings, "breaker_player": winner}
-            self.db.set_match_settings(match_id, settings)
-            self.db.add_audit(match_id, None, who, "lag", m.settings.get("breaker_player"), winner)
-            self.db.add_event(
-                "referee",
-                {"match": match_id, "action": "lag", "winner": winner},
-                match_id,
-                m.table_id,
-            )
-            self._state_event(match_id)
+            m2 = MatchRow(m.id, m.table_id, settings, m.pending, m.created)
+            j = self._judge(m2, [])
+            with self.db.write():
+                self.db.set_match_settings(match_id, settings)
+                before = m.settings.get("breaker_player")
+                self.db.add_audit(match_id, None, who, "lag", before, winner)
+                data = {"match": match_id, "action": "lag", "winner": winner}
+                self.db.add_event("referee", data, match_id, m.table_id)
+                self._state_event(m2, j)
         self.broker.publish()
 
     # -- helpers --------------------------------------------------------------------------
@@ -219,16 +227,17 @@ class MatchService:
         except ValueError as e:
             raise Unprocessable(f"the adjudicator refuses it: {str(e).splitlines()[0]}") from None
 
-    def _state_event(self, match_id: int, j: Judged | None = None) -> None:
-        """Append the state event (inside the caller's transaction) and refresh the cache."""
-        m = self.match(match_id)
-        if j is None:
-            j = self._judge(m, [s.shot for s in self.db.shots(match_id)])
-        rev = self.db.add_event(
-            "state", {"match": match_id, "state": j.state.to_json()}, match_id, m.table_id
-        )
+    def _lock_for(self, match_id: int) -> threading.Lock:
+        """The lock that serialises one match's read-judge-write sequences."""
         with self._cache_lock:
-            self._cache[match_id] = Current(m, j, rev)
+            return self._match_locks.setdefault(match_id, threading.Lock())
+
+    def _state_event(self, m: MatchRow, j: Judged) -> None:
+        """Append the state event (inside the caller's transaction) and refresh the cache."""
+        data = {"match": m.id, "state": j.state.to_json()}
+        rev = self.db.add_event("state", data, m.id, m.table_id)
+        with self._cache_lock:
+            self._cache[m.id] = Current(m, j, rev)
 
 
 def _dump(r: RefereeInput) -> dict:
