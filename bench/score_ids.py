@@ -78,70 +78,89 @@ class IdMap:
         }
 
 
-def _pair_costs(pp: np.ndarray, tt: np.ndarray, gate: float) -> tuple[np.ndarray, np.ndarray]:
-    """Capped summed distance and count of agreeing snapshots for every (pred, truth) pair.
+@dataclass(frozen=True)
+class _Rows:
+    """Positions (table mm) of the white balls, one row per (snapshot, id), by snapshot."""
 
-    ``pp`` (F, P, 2) and ``tt`` (F, T, 2) hold positions in mm, NaN where the ball is
-    absent. A snapshot where only one of the pair exists costs ``gate``.
+    ids: list[str]
+    snap: np.ndarray  # int: a frame number, or the index of a matched shot
+    idx: np.ndarray  # int index into ids
+    x: np.ndarray
+    y: np.ndarray
+
+    @classmethod
+    def of(cls, snap: np.ndarray, ident: np.ndarray, x: np.ndarray, y: np.ndarray) -> _Rows:
+        uniq, inv = np.unique(np.asarray(ident).astype(str), return_inverse=True)
+        white = np.array([is_white(u) for u in uniq], dtype=bool)
+        keep = white[inv] if len(inv) else np.zeros(0, bool)
+        remap = np.cumsum(white) - 1
+        snap, idx = np.asarray(snap, np.int64)[keep], remap[inv[keep]]
+        # one row per (snapshot, id): the last wins, as in a dict
+        _, first = np.unique(np.c_[snap, idx][::-1], axis=0, return_index=True)
+        sel = np.sort(len(snap) - 1 - first) if len(snap) else np.zeros(0, np.int64)
+        order = sel[np.argsort(snap[sel], kind="stable")]
+        xs, ys = np.asarray(x, float)[keep], np.asarray(y, float)[keep]
+        return cls([str(u) for u in uniq[white]], snap[order], idx[order], xs[order], ys[order])
+
+
+def _pair_costs(pr: _Rows, tr: _Rows, gate: float) -> tuple[np.ndarray, np.ndarray]:
+    """Capped summed distance and count of agreeing snapshots for every (pred, truth) id.
+
+    Over the snapshots where either exists: ``min(d, gate)`` where both exist, ``gate``
+    where only one does. Computed from the rows that share a snapshot (a sparse join), so
+    memory grows with the rows, not with snapshots x ids.
     """
-    P, T = pp.shape[1], tt.shape[1]
-    cost = np.zeros((P, T))
+    P, T = len(pr.ids), len(tr.ids)
+    n_p = np.bincount(pr.idx, minlength=P).astype(float)
+    n_t = np.bincount(tr.idx, minlength=T).astype(float)
+    both = np.zeros((P, T))
     agree = np.zeros((P, T), dtype=np.int64)
-    for s in range(0, pp.shape[0], 2048):
-        a, b = pp[s : s + 2048], tt[s : s + 2048]
-        pa, pb = ~np.isnan(a[..., 0]), ~np.isnan(b[..., 0])
-        both = pa[:, :, None] & pb[:, None, :]
-        one = pa[:, :, None] ^ pb[:, None, :]
-        d = np.linalg.norm(a[:, :, None, :] - b[:, None, :, :], axis=-1)
-        d = np.where(both, np.minimum(np.nan_to_num(d, nan=gate), gate), 0.0)
-        cost += d.sum(0) + gate * one.sum(0)
-        agree += (both & (d <= gate)).sum(0)
-    return cost, agree
+    for s in range(0, len(tr.snap), 100_000):
+        tf = tr.snap[s : s + 100_000]
+        lo = np.searchsorted(pr.snap, tf, "left")
+        cnt = np.searchsorted(pr.snap, tf, "right") - lo
+        ti = s + np.repeat(np.arange(len(tf)), cnt)
+        pi = np.repeat(lo, cnt) + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        d = np.hypot(pr.x[pi] - tr.x[ti], pr.y[pi] - tr.y[ti])
+        close = np.nan_to_num(d, nan=np.inf) <= gate
+        np.add.at(both, (pr.idx[pi], tr.idx[ti]), np.where(close, d, gate) - 2 * gate)
+        np.add.at(agree, (pr.idx[pi], tr.idx[ti]), close)
+    return gate * (n_p[:, None] + n_t[None, :]) + both, agree
 
 
-def map_ids(
-    pred_ids: Sequence[str],
-    truth_ids: Sequence[str],
-    pp: np.ndarray,
-    tt: np.ndarray,
-    source: str,
-    gate: float = GATE_MM,
-) -> IdMap:
-    """Build the :class:`IdMap` from positions ``pp`` (F, P, 2) / ``tt`` (F, T, 2) in mm
-    of the listed ids over F shared snapshots (NaN where absent)."""
-    pw = [i for i, p in enumerate(pred_ids) if is_white(p)]
-    tw = [j for j, t in enumerate(truth_ids) if is_white(t)]
-    cost, agree = _pair_costs(pp[:, pw], tt[:, tw], gate)
-    truth_set = {truth_ids[j] for j in tw}
-    exact = {pred_ids[i] for i in pw if is_number(pred_ids[i]) and pred_ids[i] in truth_set}
+def map_ids(pr: _Rows, tr: _Rows, source: str, gate: float = GATE_MM) -> IdMap:
+    """Build the :class:`IdMap` from the white balls' positions (mm) in shared snapshots."""
+    pred_ids, truth_ids = pr.ids, tr.ids
+    cost, agree = _pair_costs(pr, tr, gate)
+    exact = {p for p in pred_ids if is_number(p) and p in set(truth_ids)}
     pairs = {p: p for p in exact}
-    rp = [r for r, i in enumerate(pw) if pred_ids[i] not in exact]
-    rt = [k for k, j in enumerate(tw) if truth_ids[j] not in exact]
+    rp = [r for r, p in enumerate(pred_ids) if p not in exact]
+    rt = [k for k, t in enumerate(truth_ids) if t not in exact]
     sub = np.ix_(rp, rt)
     ok = np.array(
-        [[compatible_ids(pred_ids[pw[r]], truth_ids[tw[k]]) for k in rt] for r in rp], dtype=bool
+        [[compatible_ids(pred_ids[r], truth_ids[k]) for k in rt] for r in rp], dtype=bool
     ).reshape(len(rp), len(rt))
     for r, k in assign(cost[sub], (agree[sub] > 0) & ok):
-        pairs[pred_ids[pw[rp[r]]]] = truth_ids[tw[rt[k]]]
+        pairs[pred_ids[rp[r]]] = truth_ids[rt[k]]
     # numbers read: which predicted ball sits where each truth numbered ball is
-    numbered = [k for k, j in enumerate(tw) if is_number(truth_ids[j])]
     right = sum(
         1
         for r, k in assign(cost, agree > 0)
-        if is_number(truth_ids[tw[k]]) and pred_ids[pw[r]] == truth_ids[tw[k]]
+        if is_number(truth_ids[k]) and pred_ids[r] == truth_ids[k]
     )
-    unmapped = tuple(sorted(pred_ids[i] for i in pw if pred_ids[i] not in pairs))
-    return IdMap(pairs, source, right, len(numbered), unmapped)
+    numbered = sum(is_number(t) for t in truth_ids)
+    unmapped = tuple(sorted(p for p in pred_ids if p not in pairs))
+    return IdMap(pairs, source, right, numbered, unmapped)
 
 
-def _stack(snaps: Sequence[Mapping[str, tuple[float, float]]], ids: list[str]) -> np.ndarray:
-    col = {ident: k for k, ident in enumerate(ids)}
-    out = np.full((len(snaps), len(ids), 2), np.nan)
-    for f, snap in enumerate(snaps):
-        for ident, xy in snap.items():
-            if ident in col:
-                out[f, col[ident]] = xy
-    return out
+def _snap_rows(snaps: Sequence[Mapping[str, tuple[float, float]]]) -> _Rows:
+    items = [(k, i, xy) for k, snap in enumerate(snaps) for i, xy in snap.items()]
+    return _Rows.of(
+        np.array([k for k, _, _ in items], dtype=np.int64),
+        np.array([i for _, i, _ in items], dtype=object),
+        np.array([xy[0] for _, _, xy in items], dtype=float),
+        np.array([xy[1] for _, _, xy in items], dtype=float),
+    )
 
 
 def map_ids_from_rests(
@@ -149,27 +168,13 @@ def map_ids_from_rests(
     gate: float = GATE_MM,
 ) -> IdMap:
     """Map ids from the rest positions (mm) of matched shots: ``[(pred_rest, truth_rest)]``."""
-    pred_ids = sorted({i for p, _ in pairs for i in p if is_white(i)})
-    truth_ids = sorted({i for _, t in pairs for i in t if is_white(i)})
-    pp = _stack([p for p, _ in pairs], pred_ids)
-    tt = _stack([t for _, t in pairs], truth_ids)
-    return map_ids(pred_ids, truth_ids, pp, tt, "rest", gate)
-
-
-def _frames_array(tr: Tracks, frames: np.ndarray, ids: list[str]) -> np.ndarray:
-    out = np.full((len(frames), len(ids), 2), np.nan)
-    for k, ident in enumerate(ids):
-        m = tr.id == ident
-        f = np.searchsorted(frames, tr.frame[m])
-        out[f, k, 0], out[f, k, 1] = tr.x[m], tr.y[m]
-    return out
+    pr = _snap_rows([p for p, _ in pairs])
+    tr = _snap_rows([t for _, t in pairs])
+    return map_ids(pr, tr, "rest", gate)
 
 
 def map_ids_from_tracks(pred: Tracks, truth: Tracks, gate: float = GATE_MM) -> IdMap:
     """Map ids from every frame where both tracks exist (positions in table mm)."""
-    pred_ids = [i for i in pred.ids() if is_white(i)]
-    truth_ids = [i for i in truth.ids() if is_white(i)]
-    frames = np.union1d(pred.frame, truth.frame)
-    pp = _frames_array(pred, frames, pred_ids)
-    tt = _frames_array(truth, frames, truth_ids)
-    return map_ids(pred_ids, truth_ids, pp, tt, "tracks", gate)
+    pr = _Rows.of(pred.frame, pred.id, pred.x, pred.y)
+    tr = _Rows.of(truth.frame, truth.id, truth.x, truth.y)
+    return map_ids(pr, tr, "tracks", gate)
