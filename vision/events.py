@@ -72,26 +72,29 @@ class EventFinder:
         return a + (c - a) * (f - lo)
 
     def partner(
-        self, ball: str, at: np.ndarray, f: float, moving_only: bool = False
+        self, ball: str, at: np.ndarray, f: float, started: dict[str, float] | None = None
     ) -> tuple[str, float] | None:
         """The ball one diameter from ``at`` at frame ``f``: (id, its speed before).
 
         A partner's position is taken both from its straight motion before ``f`` and by
         interpolating its samples (a kink of its own at ``f`` bends one or the other)."""
-        best: tuple[float, str, float] | None = None
+        best: tuple[bool, float, str, float] | None = None
         for b, ident in enumerate(self.s.ids):
             if ident == ball or ident in self.skittles:
                 continue
             sp = self.speed_before(b, f)
-            if moving_only and sp < self.settings.rest_mm:
+            still = sp < self.settings.rest_mm
+            if started is not None and still and started.get(ident, 1e18) > f + 0.3:
                 continue
             for p in (self.pos_before(b, f), self.pos_interp(b, f)):
                 if p is None:
                     continue
                 err = abs(float(np.linalg.norm(p - at)) - 2 * self.R)
-                if err < 0.3 * self.R + 0.6 * sp and (best is None or err < best[0]):
-                    best = (err, ident, sp)
-        return None if best is None else (best[1], best[2])
+                # a moving partner explains a start better than one that just started
+                key = (still and started is not None, err)
+                if err < 0.3 * self.R + 0.6 * sp and (best is None or key < best[:2]):
+                    best = (key[0], err, ident, sp)
+        return None if best is None else (best[2], best[3])
 
     def cushion_hits(self, b: int, m: Movement) -> list[tuple[float, str]]:
         """(fractional frame, cushion) where ball ``b`` bounced off a cushion nose during
@@ -255,7 +258,7 @@ class EventFinder:
         cluster: list[tuple[float, Movement, Movement]] = []
         for m in moves[1:]:
             rest = np.asarray(m.start_at)
-            p = self.partner(m.ball, rest, m.start_f, moving_only=True)
+            p = self.partner(m.ball, rest, m.start_f, started=starts)
             if p is not None:
                 add_contact(m.start_f, p[0], m.ball, rest)
             # frozen neighbours set off together (a rack): the camera cannot order the
@@ -300,8 +303,27 @@ class EventFinder:
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi)
+        events = self._causal(events, cue)
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _causal(self, events: list[Event], cue: str) -> list[Event]:
+        """No contact between other balls before the cue ball's first contact: every
+        motion of a shot comes from the cue ball, so such a contact's estimated time
+        (a start extrapolated a little early) moves to just after it."""
+        first = min(
+            (e for e in events if e.type == EventType.CONTACT and cue in e.balls),
+            key=lambda e: e.t,
+            default=None,
+        )
+        if first is None:
+            return events
+        out = []
+        for e in events:
+            if e.type == EventType.CONTACT and cue not in e.balls and e.t <= first.t:
+                e = e.model_copy(update={"t": round(first.t + 1e-4, 4), "frame": first.frame})
+            out.append(e)
+        return out
 
     def _add_cluster(self, cluster, cue: str, events: list[Event], add_contact) -> None:
         """Contacts inside a frozen cluster: none before the cue ball's first contact
