@@ -25,7 +25,10 @@ def other(p: Player) -> Player:
 
 
 def frozen_map(d: Mapping | None = None) -> Mapping:
-    """A read-only mapping (the state never changes in place)."""
+    """A read-only mapping (the state never changes in place). A mapping that is already
+    read-only is returned as is; anything else is copied first."""
+    if type(d) is MappingProxyType:
+        return d
     return MappingProxyType(dict(d or {}))
 
 

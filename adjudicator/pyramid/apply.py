@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def _ext(verdict: Verdict, key: str, default=None):
-    return (verdict.model_extra or {}).get(key, default)
+    return (verdict.__pydantic_extra__ or {}).get(key, default)
 
 
 def apply_verdict(
@@ -60,7 +60,7 @@ def apply_verdict(
         if not rules.any_cue_ball:
             shelved = [b for b in shelved if b != cue]
     # balls on the table at rest
-    table = dict(shot.rest) if shot.rest else dict(state.on_table)
+    table = dict(shot.rest) if shot.rest else state.on_table.copy()
     for b in (*verdict.pocketed, *v.off_table(), *(b for _, b, _ in v.hanging)):
         table.pop(b, None)
     if taken:
@@ -72,10 +72,10 @@ def apply_verdict(
     shelf = {p: tuple(b for b in state.shelf.get(p, ()) if b not in back) for p in ("A", "B")}
     shelf[striker] = shelf[striker] + tuple(shelved)
     score = {p: state.score.get(p, 0) + verdict.scored.get(p, 0) for p in ("A", "B")}
-    owed = dict(state.extra.get("owed", {"A": 0, "B": 0}))
+    owed = state.extra.get("owed", {"A": 0, "B": 0}).copy()
     for p, d in (_ext(verdict, "owed") or {}).items():
         owed[p] = owed.get(p, 0) + d
-    fouls = dict(state.consecutive_fouls)
+    fouls = state.consecutive_fouls.copy()
     fouls[striker] = 0 if verdict.legal else fouls.get(striker, 0) + 1
     hand = _ext(verdict, "ball_in_hand")
     if hand is None and not verdict.legal and not rules.any_cue_ball and cue not in table:

@@ -394,7 +394,7 @@ class PyramidRules:
         """Re-spot positions (rule 25 line; 22.1 hanging balls back to their spot), mm."""
         if not r.respot and not hang:
             return {}
-        base = dict(shot.rest) if shot.rest else dict(state.on_table)
+        base = dict(shot.rest) if shot.rest else state.on_table.copy()
         for b in (*pocketed, *off, *r.respot, *hang):
             base.pop(b, None)
         if r.taken:

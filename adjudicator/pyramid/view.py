@@ -7,7 +7,7 @@ same frame keep the file's order). Positions are table mm.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from contract.events import EventType
 from contract.match import Shot
@@ -20,7 +20,7 @@ def norm_cushion(name: str) -> str:
     return _LONG.get(name, name)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ShotView:
     """Events of one shot by kind. Every list holds ``(index, ...)`` tuples, index ascending.
 
@@ -28,6 +28,7 @@ class ShotView:
     ``pockets``: (i, ball, pocket); ``crosses``: (i, ball) of the centre line;
     ``off``: (i, ball); ``hanging``: (i, ball, pocket) of hanging-ball drops (rule 22);
     ``touched``/``early``: balls named by ``ball_touched`` / ``early_strike`` events.
+    Read-only by convention (a plain slots class: built once per shot, in the inner loop).
     """
 
     strike: str | None
@@ -40,7 +41,7 @@ class ShotView:
     touched: tuple[str, ...]
     early: tuple[str, ...]
     n: int
-    moved: frozenset[str] = field(default_factory=frozenset)
+    moved: frozenset[str] = frozenset()
     pocketed_ids: tuple[str, ...] = ()
     off_ids: tuple[str, ...] = ()
     strike_at: tuple[float, float] | None = None
