@@ -168,6 +168,13 @@ def _frames(s: Stats) -> str:
     return "-" if s.n == 0 else f"mean {s.mean:.2f} max {s.max:.0f}"
 
 
+def _listed(what: str, items: tuple[str, ...], most: int = 8) -> list[str]:
+    if not items:
+        return []
+    more = f" (+{len(items) - most} more)" if len(items) > most else ""
+    return [f"  {what:<7}{'; '.join(items[:most])}{more}"]
+
+
 def _final_score(v: VerdictScores) -> str:
     if not v.pred_score:  # several videos combined
         return f"             final scores agree in {v.scores_agree}/{v.scores_compared} videos"
@@ -193,6 +200,8 @@ def format_report(r: Report) -> str:
         _type_row(e.overall),
         f"  first contact right {e.first_contact_right}/{e.first_contact_total} "
         f"({pct(e.first_contact)}); pockets invented {e.pockets_invented}",
+        *_listed("missed", e.missed),
+        *_listed("extra", e.extra),
         f"rest         {rest.shots} shots; error {rest.error.brief()}; missing {rest.missing}; "
         f"extra {rest.extra}; numbers read {rest.numbers_right}/{rest.numbers_total}",
         f"ids          mapped from {r.ids.source}: {len(r.ids.pairs)} white ids; unmapped "

@@ -113,7 +113,9 @@ class EventScores:
 
     ``first_contact_right`` / ``first_contact_total``: matched shots whose first contact is
     the same pair in the same order (or both have none). ``pockets_invented``: predicted
-    pocket events with no truth pocket event to match.
+    pocket events with no truth pocket event to match. ``missed`` / ``extra``: the truth
+    events left unmatched and the predicted ones (predicted ids mapped), one line each
+    (``frame type ids detail``), for reading what went wrong in one video.
     """
 
     window: int
@@ -122,6 +124,8 @@ class EventScores:
     first_contact_right: int
     first_contact_total: int
     pockets_invented: int
+    missed: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
 
     @property
     def first_contact(self) -> float | None:
@@ -220,11 +224,16 @@ def score_events(
     tot = [0, 0, 0]
     dall: list[int] = []
     invented = 0
+    missed: list[Event] = []
+    extra: list[Event] = []
     for ty in types:
         p = [e for e in pe if e.type == ty]
         t = [e for e in te if e.type == ty]
         pairs = match_events(p, t, window)
         d = [abs(p[i].frame - t[j].frame) for i, j in pairs]
+        mp, mt = {i for i, _ in pairs}, {j for _, j in pairs}
+        extra += [e for i, e in enumerate(p) if i not in mp]
+        missed += [e for j, e in enumerate(t) if j not in mt]
         kw: dict = {}
         if ty == EventType.CONTACT:
             kw["order_right"] = sum(p[i].balls == t[j].balls for i, j in pairs)
@@ -248,7 +257,18 @@ def score_events(
         first_contact_right=sum(fc),
         first_contact_total=len(fc),
         pockets_invented=invented,
+        missed=tuple(describe(e) for e in sorted(missed, key=lambda e: e.frame)),
+        extra=tuple(describe(e) for e in sorted(extra, key=lambda e: e.frame)),
     )
+
+
+def describe(e: Event) -> str:
+    """One short line for an event: ``52 contact yellow>w7`` or ``70 cushion w7 back``."""
+    who = ">".join(e.balls) if e.balls else (e.ball or e.skittle or "")
+    detail = [v for v in (e.cushion, e.pocket, e.line) if v]
+    if e.by is not None:
+        detail.append(f"by {e.by}")
+    return " ".join(str(v) for v in (e.frame, e.type.value, who, *detail) if v != "")
 
 
 def extend_ids_by_events(

@@ -286,3 +286,15 @@ def test_misread_number_is_not_forgiven_by_events(truth_dict: dict, truth: Match
     assert "9" not in r.ids.pairs and r.ids.source == "rest"
     assert r.events.get("pocket").tp == 1
     assert r.events.get("contact").tp == 2
+
+
+def test_missed_and_extra_events_are_listed(truth_dict: dict, truth: Match) -> None:
+    d = copy.deepcopy(truth_dict)
+    find(d, 2, 140)["frame"] = 145  # cushion 1 left-front: missed at 140, extra at 145
+    find(d, 1, 20)["balls"] = ["yellow", "4"]
+    r = score_match(make(d), truth)
+    assert r.events.missed == ("20 contact yellow>3", "140 cushion 1 left-front")
+    assert r.events.extra == ("20 contact yellow>4", "145 cushion 1 left-front")
+    assert "missed 20 contact yellow>3; 140 cushion 1 left-front" in r.table()
+    perfect = score_match(truth, truth)
+    assert perfect.events.missed == () and "missed" not in perfect.table()
