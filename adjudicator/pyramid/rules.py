@@ -27,6 +27,8 @@ from adjudicator.pyramid.texts import PATTERN_TEXT, foul_reason, sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Respot, Shot, Verdict
 
+Point = tuple[float, float]
+Score = dict[str, int]
 REF_FOUL = {  # referee-entered fouls: the clause they cite
     Foul.FOOT: "pyramid:16",
     Foul.DOUBLE_HIT: "pyramid:18",
@@ -68,7 +70,16 @@ _CHOICE = {
 }
 
 
-def _verdict(legal, r: Ruling, scored, pocketed, nxt, resp, options, extra) -> Verdict:
+def _verdict(
+    legal: bool,
+    r: Ruling,
+    scored: dict[str, int],
+    pocketed: tuple[str, ...],
+    nxt: Player,
+    resp: dict[str, Point],
+    options: tuple[str, ...],
+    extra: dict[str, object],
+) -> Verdict:
     """The contract verdict (built without validation: the inner loop) plus extensions."""
     reasons = [foul_reason(f, c, d) for f, c, d in r.fouls] + r.notes
     refs = [c for _, c, _ in r.fouls] + r.refs
@@ -353,7 +364,9 @@ class PyramidRules:
         if off:
             r.refs.append("pyramid:23.4")
 
-    def _penalty(self, state: MatchState, striker: Player, r: Ruling, scored, owed) -> None:
+    def _penalty(
+        self, state: MatchState, striker: Player, r: Ruling, scored: Score, owed: Score
+    ) -> None:
         """27.2: one penalty however many fouls. ``point``: +1 to the opponent; ``ball``: the
         offender's last shelf ball goes back on the table, or he owes one."""
         opp = other(striker)
@@ -380,7 +393,9 @@ class PyramidRules:
             )
         r.notes.append(sentence(f"Штраф: {ru}", f"Penalty: {en}", "pyramid:27.2"))
 
-    def _pay_debt(self, state: MatchState, striker: Player, r: Ruling, scored, owed) -> None:
+    def _pay_debt(
+        self, state: MatchState, striker: Player, r: Ruling, scored: Score, owed: Score
+    ) -> None:
         """Ball-form penalty owed from an empty shelf: paid with the next ball scored."""
         debt = state.extra.get("owed", {}).get(striker, 0)
         while debt > 0 and r.shelved:
@@ -390,7 +405,15 @@ class PyramidRules:
             owed[striker] -= 1
             debt -= 1
 
-    def _positions(self, state, shot, r: Ruling, hang, pocketed, off) -> dict:
+    def _positions(
+        self,
+        state: MatchState,
+        shot: Shot,
+        r: Ruling,
+        hang: tuple[str, ...],
+        pocketed: tuple[str, ...],
+        off: tuple[str, ...],
+    ) -> dict[str, Point]:
         """Re-spot positions (rule 25 line; 22.1 hanging balls back to their spot), mm."""
         if not r.respot and not hang:
             return {}
@@ -411,7 +434,16 @@ class PyramidRules:
             out[b] = _pt(*p)
         return out
 
-    def _frame_end(self, state, shot, striker, scored, r: Ruling, resp, legal):
+    def _frame_end(
+        self,
+        state: MatchState,
+        shot: Shot,
+        striker: Player,
+        scored: Score,
+        r: Ruling,
+        resp: dict[str, Point],
+        legal: bool,
+    ) -> tuple[bool, Player | None]:
         """Frame over: a player reached the target, the referee ended it, or (setting)
         three fouls in a row; also when no object ball is left (the higher score wins)."""
         ref = shot.referee
@@ -431,7 +463,9 @@ class PyramidRules:
             return True, ("A" if a > b else "B" if b > a else None)
         return False, None
 
-    def _objects_left(self, state, shot, r: Ruling, resp) -> int:
+    def _objects_left(
+        self, state: MatchState, shot: Shot, r: Ruling, resp: dict[str, Point]
+    ) -> int:
         """Balls still to play for after this shot, counted from the shelves (robust to
         missing rest positions): free needs two balls on the table, the others one object
         ball (the yellow never sits on a shelf there)."""
