@@ -23,7 +23,7 @@ from adjudicator.pyramid.geometry import (
     respot_positions,
     table_for,
 )
-from adjudicator.pyramid.texts import PATTERN_TEXT, foul_reason, sentence
+from adjudicator.pyramid.texts import PATTERN_TEXT, choice_note, foul_reason, sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Respot, Shot, Verdict
 
@@ -56,18 +56,6 @@ class Ruling:
 
 def _pt(x: float, y: float) -> tuple[float, float]:
     return (round(x, 1), round(y, 1))
-
-
-_CHOICE = {
-    "play": ("играет из сложившейся позиции", "plays on from the position", "pyramid:7.4"),
-    "hand_back": ("передаёт ход нарушителю", "hands the turn back to the offender", "pyramid:7.4"),
-    "rerack": ("расставляет шары заново и разбивает сам", "re-racks and breaks", "pyramid:12.2"),
-    "rebreak": (
-        "расставляет шары заново, разбивает нарушитель",
-        "re-racks; the offender breaks again",
-        "pyramid:12.2",
-    ),
-}
 
 
 def _verdict(
@@ -105,11 +93,6 @@ def _verdict(
         shelved=tuple(r.shelved),
         **ext,
     )
-
-
-def _choice_note(choice: str, opp: Player) -> dict[str, str]:
-    ru, en, ref = _CHOICE[choice]
-    return sentence(f"Выбор {opp}: {ru}", f"{opp}'s choice: {en}", ref)
 
 
 @dataclass(frozen=True)
@@ -246,7 +229,7 @@ class PyramidRules:
             choice = ref.choice if ref is not None else None
             nxt = opp  # contract §8: ``next`` is before the opponent's option (apply uses it)
             if choice in options:
-                r.notes.append(_choice_note(choice, opp))
+                r.notes.append(choice_note(choice, opp))
             rerack = choice in ("rerack", "rebreak") and state.is_break
             if rerack:
                 r.hand = "house"

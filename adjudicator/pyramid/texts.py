@@ -116,3 +116,20 @@ PATTERN_TEXT: dict[str, tuple[str, str]] = {
         "a frozen object ball sent the cue ball on (two contacts, or the referee warned)",
     ),
 }
+
+_CHOICE = {
+    "play": ("играет из сложившейся позиции", "plays on from the position", "pyramid:7.4"),
+    "hand_back": ("передаёт ход нарушителю", "hands the turn back to the offender", "pyramid:7.4"),
+    "rerack": ("расставляет шары заново и разбивает сам", "re-racks and breaks", "pyramid:12.2"),
+    "rebreak": (
+        "расставляет шары заново, разбивает нарушитель",
+        "re-racks; the offender breaks again",
+        "pyramid:12.2",
+    ),
+}
+
+
+def choice_note(choice: str, opp: str) -> dict[str, str]:
+    """The opponent's option after a foul, as a sentence (7.4 / 003 12.2)."""
+    ru, en, ref = _CHOICE[choice]
+    return sentence(f"Выбор {opp}: {ru}", f"{opp}'s choice: {en}", ref)
