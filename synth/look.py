@@ -32,7 +32,13 @@ RAIL_WOODS: tuple[tuple[int, int, int], ...] = (
     (28, 28, 30),  # black lacquer (pool)
 )
 
-FLOORS: tuple[tuple[int, int, int], ...] = ((40, 45, 50), (70, 110, 150), (30, 35, 30))
+FLOORS: tuple[tuple[int, int, int], ...] = (
+    (40, 45, 50),  # dark carpet
+    (120, 160, 200),  # light wood
+    (60, 120, 60),  # green carpet
+    (110, 110, 115),  # grey
+    (25, 25, 28),  # dark hall
+)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def pocket_holes(table: TableSpec) -> list[tuple[float, float, float]]:
         dx = -1.0 if p.x <= 0 else (1.0 if p.x >= table.L else 0.0)
         dy = -1.0 if p.y <= 0 else 1.0
         if p.corner:
-            r = 0.7 * p.mouth_mm + 0.25 * cw
+            r = 0.45 * p.mouth_mm + 0.3 * cw + 5.0
             out.append((p.x + dx * 0.75 * cw, p.y + dy * 0.75 * cw, r))
         else:
             out.append((p.x, p.y + dy * 0.6 * cw, 0.62 * p.mouth_mm))
@@ -96,7 +96,7 @@ class TableTextures:
         fm = 3000.0
         self.floor_grid = Grid(-fm, -fm, int((table.L + 2 * fm) / 10), int((table.W + 2 * fm) / 10))
         fl = _noise((self.floor_grid.h, self.floor_grid.w), rng, 1.5) * 0.08 + 1.0
-        self.floor = np.dstack([fl * c * 0.55 for c in look.floor_bgr]).astype(np.float32)
+        self.floor = np.dstack([fl * c * 0.85 for c in look.floor_bgr]).astype(np.float32)
 
     # ---------------------------------------------------------------- cloth
     def _cloth(self, X: np.ndarray, Y: np.ndarray, light: np.ndarray, rng) -> np.ndarray:
@@ -220,10 +220,13 @@ class TableTextures:
             )
         for hx, hy, r in pocket_holes(t):
             cx, cy = g.to_px(hx, hy)
-            rr = (r + 14) / TEX_MM
-            cv2.circle(
-                img, (int(cx * sc), int(cy * sc)), int(rr * sc), (38, 38, 40), -1, cv2.LINE_AA, 4
-            )
+            rr = (r + (40 if t.kind == "pool" else 14)) / TEX_MM
+            trim = (
+                (150.0, 150.0, 155.0) if t.kind == "pool" else (38.0, 38.0, 40.0)
+            )  # chrome/leather
+            k = float(lk.light(np.float32(hx), np.float32(hy)))
+            trim = tuple(c * k for c in trim)
+            cv2.circle(img, (int(cx * sc), int(cy * sc)), int(rr * sc), trim, -1, cv2.LINE_AA, 4)
         return img
 
     def rail_mask(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
