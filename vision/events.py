@@ -118,9 +118,10 @@ class EventFinder:
                 if not (g1 <= g0 and g1 < g2):
                     continue
                 app, rec = g0 - g1, g2 - g1
-                if app < 0.3 or rec < 0.3:
+                floor = max(0.3, 4.0 * self.settings.sigma_mm)
+                if app < floor or rec < floor:
                     continue
-                if g1 > 0.3 * R + max(app, rec) + 1.0:
+                if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
                     continue
                 # the straight approach and retreat lines meet at the bounce
                 pre = g[max(0, k - 2) : k]

@@ -73,21 +73,29 @@ def start_time(xy: np.ndarray, rest: np.ndarray, f1: int, last: int) -> tuple[fl
 def stop_time(xy: np.ndarray, first: int, last: int, rest: np.ndarray, eps: float) -> float:
     """Fractional frame at which the ball came to rest at ``rest``.
 
-    Rolling to a stop under constant deceleration leaves ``d(t) = k (t_stop - t)^2``
-    to go; the last two samples farther than ``eps`` from rest give ``t_stop``.
+    Rolling to a stop at a nearly constant deceleration leaves ``d(t) = k (t_stop - t)^2``
+    to go, so ``sqrt(d)`` falls on a straight line that reaches zero at the stop; a
+    least-squares line through the last samples well above the noise finds it.
+    Falls back to the frame after the last sample farther than ``eps`` from rest.
     """
-    d = np.linalg.norm(xy[first : last + 1] - rest, axis=1)
+    p = xy[first : last + 1]
+    d = np.linalg.norm(p - rest, axis=1)
     far = np.nonzero(d > eps)[0]
     if len(far) == 0:
         return float(first)
-    i2 = int(far[-1])
-    if i2 == 0:
-        return float(first + i2) + 1.0
-    s1, s2 = np.sqrt(d[i2 - 1]), np.sqrt(d[i2])
-    if not np.isfinite(s1) or s1 <= s2:
-        return float(first + i2) + 1.0
-    dt = s2 / (s1 - s2)  # frames from sample i2 to the stop
-    return float(first + i2) + float(min(dt, 15.0))
+    i_far = int(far[-1])
+    fallback = float(first + i_far) + 1.0
+    use = np.nonzero(d[: i_far + 1] > 2.5 * eps)[0]
+    if len(use) < 3:
+        return fallback
+    use = use[use >= use[-1] - 15][-12:]
+    if len(use) < 3:
+        return fallback
+    b, a = np.polyfit(use.astype(float), np.sqrt(d[use]), 1)
+    if b >= -1e-9:
+        return fallback
+    t0 = -a / b
+    return float(first) + float(np.clip(t0, float(use[-1]), float(i_far) + 15.0))
 
 
 def find_kinks(xy: np.ndarray, first: int, last: int, abs_thr: float, rel_thr: float) -> list[Kink]:

@@ -71,6 +71,40 @@ def series_from_tracks(tracks: Tracks, fps: float | None = None) -> Series:
     return Series(ids, first, t, xy, vis, fps, fallen)
 
 
+def fill_gaps(series: Series, max_gap: int = 6) -> Series:
+    """Bridge runs of up to ``max_gap`` missing frames inside a ball's track by linear
+    interpolation (marked not visible): a dropped detection is not a ball leaving."""
+    xy = series.xy.copy()
+    vis = series.visible.copy()
+    for b in range(xy.shape[0]):
+        ok = ~np.isnan(xy[b, :, 0])
+        idx = np.nonzero(ok)[0]
+        if len(idx) < 2:
+            continue
+        gaps = np.nonzero(np.diff(idx) > 1)[0]
+        for g in gaps:
+            a, c = idx[g], idx[g + 1]
+            if c - a - 1 > max_gap:
+                continue
+            w = (np.arange(a + 1, c) - a) / (c - a)
+            xy[b, a + 1 : c] = xy[b, a] + np.outer(w, xy[b, c] - xy[b, a])
+            vis[b, a + 1 : c] = False
+    return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def noise_mm(series: Series) -> float:
+    """Measurement noise estimate (mm, one axis): from the frame-to-frame steps of
+    balls at rest, which are most steps; robust to the moving minority."""
+    d = np.diff(series.xy, axis=1).reshape(-1, 2)
+    d = d[~np.isnan(d[:, 0])]
+    if len(d) < 20:
+        return 0.0
+    small = np.abs(d[np.linalg.norm(d, axis=1) < 10.0])
+    if len(small) < 20:
+        return 0.0
+    return float(1.4826 * np.median(small) / np.sqrt(2.0))
+
+
 def speeds(xy: np.ndarray) -> np.ndarray:
     """(B, F) speed in mm/frame: the larger of the backward and forward steps (NaN-safe:
     a step to or from a missing frame counts 0)."""

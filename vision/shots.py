@@ -9,7 +9,7 @@ reported at the nearest frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,7 +19,14 @@ from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.events import EventFinder
 from vision.motion import Movement, movements
-from vision.series import Series, moving_mask, rest_position, series_from_tracks
+from vision.series import (
+    Series,
+    fill_gaps,
+    moving_mask,
+    noise_mm,
+    rest_position,
+    series_from_tracks,
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,18 @@ class ShotSettings:
     kink_rel: float = 0.12
     hang_s: float = 3.0
     early_strike_mm_per_frame: float = 12.0
+    sigma_mm: float = 0.0  # measurement noise, set by :func:`adapt`
+
+
+def adapt(s: ShotSettings, sigma: float) -> ShotSettings:
+    """Thresholds raised to stay well above the measurement noise ``sigma`` (mm)."""
+    return replace(
+        s,
+        move_mm=max(s.move_mm, 7.0 * sigma),
+        rest_mm=max(s.rest_mm, 4.5 * sigma),
+        kink_abs_mm=max(s.kink_abs_mm, 9.0 * sigma),
+        sigma_mm=sigma,
+    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +122,8 @@ def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
 
 def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
     """Shots with events and rest positions from dense series."""
-    s = settings or ShotSettings()
+    series = fill_gaps(series)
+    s = adapt(settings or ShotSettings(), noise_mm(series))
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
     groups = _group(moves, settle)
@@ -123,12 +143,22 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
         start_f = min(m.start_f for m in g)
         end_f = max(m.stop_f for m in g)
         prev_end = end_f
-        shots.append(_make_shot(series, len(shots) + 1, start_f, end_f, cue, events, settle))
+        skittles = frozenset(table.skittle_spots) if table.kind == "carom" else frozenset()
+        shots.append(
+            _make_shot(series, len(shots) + 1, start_f, end_f, cue, events, settle, skittles)
+        )
     return CutResult(tuple(shots), tuple(loose))
 
 
 def _make_shot(
-    series: Series, index: int, start_f: float, end_f: float, cue: str | None, events, settle: float
+    series: Series,
+    index: int,
+    start_f: float,
+    end_f: float,
+    cue: str | None,
+    events,
+    settle: float,
+    skittles: frozenset[str] = frozenset(),
 ) -> Shot:
     fs = int(round(start_f))
     fe = int(round(end_f))
@@ -137,6 +167,8 @@ def _make_shot(
     for b, ident in enumerate(series.ids):
         if hi <= lo:
             break
+        if ident in skittles:
+            continue
         p = rest_position(series.xy[b, lo:hi])
         if np.isfinite(p[0]) and np.isfinite(series.xy[b, hi - 1, 0]):
             rest[ident] = (round(float(p[0]), 1), round(float(p[1]), 1))
