@@ -5,7 +5,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-BASIC = ("white", "black", "red", "orange", "yellow", "green", "blue", "pink", "brown")
+BASIC = ("white", "black", "red", "orange", "yellow", "green", "blue", "pink", "brown", "skin")
+# basic colours a ball can have, by table kind (skin: a hand, never a ball)
+BALL_COLOURS = {
+    "pyramid": {"white", "yellow", "orange"},
+    "carom": {"white", "yellow", "orange", "red", "pink"},
+}
+
+
+def is_ball_colour(basic: str, kind: str) -> bool:
+    """False for colours no ball of this table kind has (hands, clothes, cue tips)."""
+    return basic != "skin" and basic in BALL_COLOURS.get(kind, set(BASIC))
 
 
 def basic_colour(bgr: np.ndarray) -> str:
@@ -18,6 +28,8 @@ def basic_colour(bgr: np.ndarray) -> str:
         return "white"
     if s < 60:
         return "black" if v < 100 else "white"
+    if 4 <= h < 26 and s < 130 and v > 90:
+        return "skin"
     if h < 8 or h >= 165:
         return "pink" if s < 140 and v > 200 else "red"
     if h < 19:

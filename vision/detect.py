@@ -22,7 +22,7 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Frame
-from vision.colour import basic_colour, game_class
+from vision.colour import basic_colour, game_class, is_ball_colour
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.split import BlobFit, fit_blob
 
@@ -102,6 +102,8 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 LOCAL_FRACTION = 0.4
+MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
+MAX_RING = 0.35  # a ball stands alone: little foreground just outside it (arms fail)
 
 
 class Detector:
@@ -245,7 +247,7 @@ class Detector:
                 frame.index, frame.t, e.uv, e.xy, e.radius, e.cls, e.score, e.blurred, act
             )
         radii = np.array([self.geo.radius_at(*((c + 0.5) * self.scale - 0.5)) for c in uv0])
-        uv, score, bgr = refine_centres(frame.image, self.plate_full, uv0, radii, self.thr)
+        uv, score, ring, bgr = refine_centres(frame.image, self.plate_full, uv0, radii, self.thr)
         xy = self.calib.pixel_to_table(uv, height=R)
         tol = 0.35 * R
         keep = (
@@ -253,10 +255,13 @@ class Detector:
             & (xy[:, 0] < self.table.L + tol)
             & (xy[:, 1] > -tol)
             & (xy[:, 1] < self.table.W + tol)
-            & (score > 0.3)
+            & (score > MIN_SCORE)
+            & ((ring < MAX_RING) | np.asarray(blurred, bool))
         )
         kind = self.table.kind
-        cls = np.array([game_class(basic_colour(c), kind) for c in bgr], object)
+        basic = [basic_colour(c) for c in bgr]
+        cls = np.array([game_class(b, kind) for b in basic], object)
+        keep &= np.array([is_ball_colour(b, kind) for b in basic], bool)
         b = np.asarray(blurred, bool)
         return Detections(
             frame.index,
@@ -279,68 +284,71 @@ def refine_centres(
     thr: float,
     iters: int = 3,
     passes: int = 2,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
     pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours.
+    A second pass re-runs the balls that have neighbours, with the neighbours refined.
 
-    Returns (uv (N,2) video px, coverage score (N,), median core BGR (N,3))."""
+    Returns (uv (N,2) video px, coverage of the disk (N,), share of foreground in the
+    ring 1.25 r..1.6 r outside the ball's neighbours (N,; high for arms and bodies),
+    median core BGR (N,3))."""
     out = uv.astype(float).copy()
-    score = np.zeros(len(uv))
-    bgr = np.zeros((len(uv), 3))
+    n = len(uv)
+    score, ring, bgr = np.zeros(n), np.zeros(n), np.zeros((n, 3))
     for p in range(passes):
-        isolated = _refine_pass(img, plate, out, radii, thr, iters, score, bgr, p)
-        if isolated:
+        crowded = False
+        for i in range(n):
+            nb = np.delete(out, i, axis=0)
+            nb = nb[np.linalg.norm(nb - out[i], axis=1) < 3.0 * radii[i]]
+            crowded |= len(nb) > 0
+            if p > 0 and len(nb) == 0:
+                continue
+            res = _refine_one(img, plate, out[i], float(radii[i]), nb, thr, iters)
+            if res is not None:
+                out[i], score[i], ring[i], bgr[i] = res
+        if not crowded:
             break
-    return out, np.clip(score, 0, 1), bgr
+    return out, np.clip(score, 0, 1), ring, bgr
 
 
-def _refine_pass(
+def _refine_one(
     img: np.ndarray,
     plate: np.ndarray,
-    out: np.ndarray,
-    radii: np.ndarray,
+    c: np.ndarray,
+    r: float,
+    nb: np.ndarray,
     thr: float,
     iters: int,
-    score: np.ndarray,
-    bgr: np.ndarray,
-    pass_no: int,
-) -> bool:
-    """One pass over all balls, updating ``out``, ``score``, ``bgr`` in place (local
-    work arrays of :func:`refine_centres`). True when no ball has a near neighbour."""
+) -> tuple[np.ndarray, float, float, np.ndarray] | None:
+    """Refine one centre ``c`` (video px) of radius ``r`` px among neighbours ``nb``."""
     H, W = img.shape[:2]
-    isolated = True
-    for i in range(len(out)):
-        r = float(radii[i])
-        c = out[i].copy()
-        nb = np.delete(out, i, axis=0)
-        nb = nb[np.linalg.norm(nb - c, axis=1) < 3.0 * r]
-        isolated &= len(nb) == 0
-        if pass_no > 0 and len(nb) == 0:
-            continue
-        half = int(np.ceil(1.7 * r)) + 1
-        x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
-        x1, y1 = min(W, int(c[0]) + half + 1), min(H, int(c[1]) + half + 1)
-        if x1 - x0 < 3 or y1 - y0 < 3:
-            continue
-        roi = img[y0:y1, x0:x1].astype(np.float32)
-        gx, gy = np.meshgrid(
-            np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32)
-        )
-        d = _plate_distance(roi, plate[y0:y1, x0:x1])
-        wgt = np.clip((d - 0.5 * thr) / thr, 0.0, 1.0)
-        for _ in range(iters):
-            ok = (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= (1.3 * r) ** 2
-            for n in nb:
-                m = 0.5 * (c + n)
-                ok &= (gx - m[0]) * (n[0] - c[0]) + (gy - m[1]) * (n[1] - c[1]) < 0
-            sw = float(wgt[ok].sum())
-            if sw < 1e-6:
-                break
-            c = np.array([(wgt * gx)[ok].sum() / sw, (wgt * gy)[ok].sum() / sw])
-        out[i] = c
-        disk = (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r
-        score[i] = float(wgt[disk].sum()) / max(1.0, np.pi * r * r)
-        core = ((gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= (0.6 * r) ** 2) & (wgt > 0.5)
-        if core.any():
-            bgr[i] = np.median(roi[core], axis=0)
-    return isolated
+    half = int(np.ceil(1.7 * r)) + 1
+    x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
+    x1, y1 = min(W, int(c[0]) + half + 1), min(H, int(c[1]) + half + 1)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    gx, gy = np.meshgrid(np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32))
+    wgt = np.clip((_plate_distance(roi, plate[y0:y1, x0:x1]) - 0.5 * thr) / thr, 0.0, 1.0)
+
+    def cell(centre: np.ndarray) -> np.ndarray:
+        ok = np.ones(gx.shape, bool)
+        for q in nb:
+            m = 0.5 * (centre + q)
+            ok &= (gx - m[0]) * (q[0] - centre[0]) + (gy - m[1]) * (q[1] - centre[1]) < 0
+        return ok
+
+    for _ in range(iters):
+        d2 = (gx - c[0]) ** 2 + (gy - c[1]) ** 2
+        ok = (d2 <= (1.3 * r) ** 2) & cell(c)
+        sw = float(wgt[ok].sum())
+        if sw < 1e-6:
+            break
+        c = np.array([(wgt * gx)[ok].sum() / sw, (wgt * gy)[ok].sum() / sw])
+    d2 = (gx - c[0]) ** 2 + (gy - c[1]) ** 2
+    score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
+    ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2) & cell(c)
+    ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
+    core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
+    bgr = np.median(roi[core], axis=0) if core.any() else np.zeros(3)
+    return c, score, ring, bgr

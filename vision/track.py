@@ -43,7 +43,9 @@ class TrackerConfig:
     confirm_hits: int = 3  # detections needed to confirm a new ball
     confirm_window: int = 5  # ... within this many frames of its first detection
     coast_moving_s: float = 0.5  # a moving ball lost in the open coasts this long
-    coast_occluded_s: float = 30.0  # a ball at rest or under an actor coasts this long
+    coast_occluded_s: float = 30.0  # a ball hidden near an actor (arm, body) coasts this long
+    coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
+    mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
 
@@ -169,7 +171,11 @@ class Tracker:
         pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, False, False)
         used_t = {i for i, _ in pairs}
         used_d = {j for _, j in pairs}
-        rest_t = [i for i in range(len(live)) if i not in used_t and live[i].state == "active"]
+        rest_t = [  # the far gate only for balls seen last frame (a break), not coasting ones
+            i
+            for i in range(len(live))
+            if i not in used_t and live[i].state == "active" and live[i].last_seen >= det.frame - 1
+        ]
         rest_d = np.array([j for j in cols if j not in used_d], int)
         far = self._assign(
             [live[i] for i in rest_t], det, rest_d, self.cfg.far_gate_balls * D, True, True
@@ -190,7 +196,11 @@ class Tracker:
         for tr in live:
             if id(tr) not in matched:
                 self._missed(tr, det)
+            elif self._in_pocket(tr.last_xy):
+                tr.state = "pocketed"
         for j in cols:
+            if self._in_pocket(det.xy[j]):
+                continue
             if j not in used_d and j not in {jj for _, jj in far}:
                 self.tracks.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
                 matched[id(self.tracks[-1])] = j
@@ -243,13 +253,22 @@ class Tracker:
         if not self.table.on_surface(tr.x[0], tr.x[1], margin=-2 * R):
             tr.state = "lost"
             return
-        limit = (
-            cfg.coast_occluded_s
-            if (tr.occluded or speed < cfg.rest_speed_mm_s)
-            else cfg.coast_moving_s
-        )
+        if tr.occluded:
+            limit = cfg.coast_occluded_s
+        elif speed < cfg.rest_speed_mm_s and tr.hits >= cfg.mature_hits:
+            limit = cfg.coast_rest_s
+        else:
+            limit = cfg.coast_moving_s
+
         if age_s > limit:
             tr.state = "lost"
+
+    def _in_pocket(self, xy: np.ndarray) -> bool:
+        """True when a centre (mm) is inside a pocket's drop circle (contract tables.Pocket)."""
+        return any(
+            (xy[0] - p.centre[0]) ** 2 + (xy[1] - p.centre[1]) ** 2 < (p.mouth_mm / 2) ** 2
+            for p in self.table.pockets
+        )
 
     def _into_pocket(self, tr: _Track, speed: float) -> bool:
         reach = self.cfg.pocket_reach_balls * self.table.ball_mm
