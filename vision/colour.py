@@ -24,12 +24,12 @@ def basic_colour(bgr: np.ndarray) -> str:
     h, s, v = (int(c) for c in cv2.cvtColor(px, cv2.COLOR_BGR2HSV)[0, 0])
     if v < 60:
         return "black"
+    if 4 <= h < 18 and 55 <= s < 130 and v > 90:
+        return "skin"
     if s < 75 and v > 140:
         return "white"
     if s < 60:
         return "black" if v < 100 else "white"
-    if 4 <= h < 26 and s < 130 and v > 90:
-        return "skin"
     if h < 8 or h >= 165:
         return "pink" if s < 140 and v > 200 else "red"
     if h < 19:

@@ -103,7 +103,7 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 LOCAL_FRACTION = 0.4
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
-MAX_RING = 0.35  # a ball stands alone: little foreground just outside it (arms fail)
+MAX_RING = 0.7  # a ball stands alone: little foreground just outside it (arms fail)
 
 
 class Detector:
