@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from contract.events import Event, EventType
-from contract.match import FrameTime, Shot
+from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.events import EventFinder
@@ -251,3 +251,15 @@ class LiveShotCutter:
         keep_from = self._frames[-1] - self._preroll
         if self._rows[0][0] < keep_from - self._preroll:
             self._rows = [r for r in self._rows if r[0] >= keep_from]
+
+
+def shots_from_tracks(
+    match: Match, tracks: Tracks, table: TableSpec, settings: ShotSettings | None = None
+) -> Match:
+    """``match`` with the shots cut from ``tracks`` (fps from ``match.video``), events
+    outside shots kept at the top level; verdicts are left to the adjudicator."""
+    fps = match.video.fps if match.video else None
+    cut = cut_tracks(tracks, table, fps, settings)
+    return match.model_copy(
+        update={"shots": cut.shots, "events": tuple(match.events) + cut.loose_events}
+    )
