@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Query, Request
+from fastapi import Depends, Header, HTTPException, Path, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.broker import Broker
@@ -23,6 +23,10 @@ from service.db import Database
 from service.settings import Settings, get_settings
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+MAX_ID = 2**62  # ids and indexes past this are refused (422), never sent to SQLite
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
+TableId = Annotated[int, Path(ge=1, le=MAX_ID, description="table id")]
+ReplayId = Annotated[int, Path(ge=1, le=MAX_ID, description="replay id")]
 _bearer = HTTPBearer(auto_error=False, description="the referee's token (TABLEMON_TOKEN)")
 _lock = threading.Lock()
 

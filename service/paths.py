@@ -21,12 +21,16 @@ def video_path(settings: Settings, raw: str) -> Path:
             403, "server-side video paths are disabled: TABLEMON_VIDEO_DIR is not set"
         )
     root = settings.video_dir.resolve()
-    p = Path(raw)
-    full = (p if p.is_absolute() else root / p).resolve()
-    if not full.is_relative_to(root):
-        raise HTTPException(403, f"path outside the video folder: {raw}")
-    if not full.is_file():
-        raise HTTPException(404, f"no such video in the video folder: {raw}")
+    shown = raw if len(raw) <= 200 else raw[:200] + "..."
+    try:
+        p = Path(raw)
+        full = (p if p.is_absolute() else root / p).resolve()
+        if not full.is_relative_to(root):
+            raise HTTPException(403, f"path outside the video folder: {shown}")
+        if not full.is_file():
+            raise HTTPException(404, f"no such video in the video folder: {shown}")
+    except (OSError, ValueError) as e:  # too long, embedded NUL ...
+        raise HTTPException(422, f"not a usable path: {shown}: {e}".splitlines()[0]) from None
     return full
 
 

@@ -69,7 +69,7 @@ class MatchIn(_In):
 
     game: Game
     players: PlayersIn
-    table_id: int | None = Field(default=None, ge=1)
+    table_id: int | None = Field(default=None, ge=1, le=2**62)
     table: str | None = Field(default=None, min_length=1, max_length=100, description="spec")
     race_to: int = Field(default=1, ge=1, le=99)
     penalty: Literal["point", "ball"] = "point"
@@ -126,7 +126,7 @@ class ShotIn(Shot):
     """A contract §8 shot (events, rest, optionally a verdict the engine will recompute).
     ``index`` may be omitted: the next index is taken."""
 
-    index: int | None = Field(default=None, ge=1)  # type: ignore[assignment]
+    index: int | None = Field(default=None, ge=1, le=2**62)  # type: ignore[assignment]
 
 
 class ShotsOut(BaseModel):
@@ -143,7 +143,9 @@ class ShotAdded(BaseModel):
 
 # -- referee ------------------------------------------------------------------------------
 class _OnShot(_In):
-    shot: int | None = Field(default=None, ge=1, description="shot index; default the last")
+    shot: int | None = Field(
+        default=None, ge=1, le=2**62, description="shot index; default the last"
+    )
 
 
 class CallIn(_In):
@@ -151,7 +153,7 @@ class CallIn(_In):
 
     ball: str = Field(min_length=1, max_length=20)
     pocket: str = Field(min_length=1, max_length=20)
-    shot: int | None = Field(default=None, ge=1)
+    shot: int | None = Field(default=None, ge=1, le=2**62)
 
 
 class FoulIn(_OnShot):
@@ -230,7 +232,7 @@ class ReplayIn(_In):
     video: str = Field(min_length=1, max_length=1000)
     game: Game
     table: str | None = Field(default=None, min_length=1, max_length=100)
-    table_id: int | None = Field(default=None, ge=1)
+    table_id: int | None = Field(default=None, ge=1, le=2**62)
     calibration: dict | None = None
 
 

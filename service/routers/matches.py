@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from contract.match import Shot, match_to_json
 from service.db import MatchRow
-from service.deps import ReaderDep, RuntimeDep, WriterDep
+from service.deps import MAX_ID, MatchId, ReaderDep, RuntimeDep, WriterDep
 from service.schemas import (
     AuditOut,
     ErrorOut,
@@ -50,29 +50,29 @@ def create_match(body: MatchIn, rt: RuntimeDep, who: WriterDep) -> MatchOut:
 
 @router.get("", responses=ERR)
 def list_matches(
-    rt: RuntimeDep, _: ReaderDep, table_id: Annotated[int | None, Query(ge=1)] = None
+    rt: RuntimeDep, _: ReaderDep, table_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None
 ) -> list[MatchOut]:
     return [match_out(m, rt.db.last_event_id(m.id)) for m in rt.db.matches(table_id)]
 
 
 @router.get("/{match_id}", responses=ERR)
-def get_match(match_id: int, rt: RuntimeDep, _: ReaderDep) -> MatchOut:
+def get_match(match_id: MatchId, rt: RuntimeDep, _: ReaderDep) -> MatchOut:
     m = rt.service.match(match_id)
     return match_out(m, rt.db.last_event_id(match_id))
 
 
 @router.get("/{match_id}/state", responses=ERR)
-def get_state(match_id: int, rt: RuntimeDep, _: ReaderDep) -> StateOut:
+def get_state(match_id: MatchId, rt: RuntimeDep, _: ReaderDep) -> StateOut:
     """Score, frame, turn, ball in hand and zone, balls on the table (mm), shelf, last verdict."""
     return StateOut(**rt.service.state_json(match_id))
 
 
 @router.get("/{match_id}/shots", responses=ERR)
 def list_shots(
-    match_id: int,
+    match_id: MatchId,
     rt: RuntimeDep,
     _: ReaderDep,
-    since: Annotated[int, Query(ge=0, description="shots with index > since")] = 0,
+    since: Annotated[int, Query(ge=0, le=MAX_ID, description="shots with index > since")] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> ShotsOut:
     """Shots with their events and the verdicts in force, in index order."""
@@ -87,7 +87,7 @@ def list_shots(
 
 
 @router.post("/{match_id}/shots", status_code=201, responses=ERR)
-def add_shot(match_id: int, body: ShotIn, rt: RuntimeDep, who: WriterDep) -> ShotAdded:
+def add_shot(match_id: MatchId, body: ShotIn, rt: RuntimeDep, who: WriterDep) -> ShotAdded:
     """Add the next shot (how the vision pipeline or a test feeds shots); it is judged with
     every shot before it and the state recomputed."""
     idx, j = rt.service.add_shot(match_id, body.model_dump(mode="json", exclude_none=True), who)
@@ -97,14 +97,14 @@ def add_shot(match_id: int, body: ShotIn, rt: RuntimeDep, who: WriterDep) -> Sho
 
 
 @router.get("/{match_id}/match.json", responses=ERR)
-def match_json(match_id: int, rt: RuntimeDep, _: ReaderDep) -> dict:
+def match_json(match_id: MatchId, rt: RuntimeDep, _: ReaderDep) -> dict:
     """The match as a judged MATCH.json (contract §8)."""
     c = rt.service.current(match_id)
     return match_to_json(c.judged.match.model_copy(update={"score": c.judged.state.score}))
 
 
 @router.get("/{match_id}/audit", responses=ERR)
-def audit(match_id: int, rt: RuntimeDep, _: ReaderDep) -> list[AuditOut]:
+def audit(match_id: MatchId, rt: RuntimeDep, _: ReaderDep) -> list[AuditOut]:
     """Every change made to the match: who, when, what, before and after."""
     rt.service.match(match_id)
     return [

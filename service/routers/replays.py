@@ -14,7 +14,7 @@ from contract.calib import calibration_from_json
 from contract.match import Game
 from service.core import Conflict, NotFound
 from service.db import ReplayRow
-from service.deps import ReaderDep, RuntimeDep, WriterDep
+from service.deps import MAX_ID, ReaderDep, ReplayId, RuntimeDep, WriterDep
 from service.paths import spec_name, video_path
 from service.routers.matches import ERR
 from service.schemas import ReplayIn, ReplayOut
@@ -39,7 +39,7 @@ def replay_out(r: ReplayRow) -> ReplayOut:
     )
 
 
-def _replay(rt: RuntimeDep, replay_id: int) -> ReplayRow:
+def _replay(rt: RuntimeDep, replay_id: ReplayId) -> ReplayRow:
     r = rt.db.replay(replay_id)
     if r is None:
         raise NotFound(f"replay {replay_id} not found")
@@ -91,7 +91,9 @@ async def upload(
     game: Annotated[Game, Query()],
     filename: Annotated[str, Query(min_length=1, max_length=200)] = "video.mp4",
     table: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
-    table_id: Annotated[int | None, Query(ge=1, description="use its spec and CALIB")] = None,
+    table_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="use its spec and CALIB")
+    ] = None,
 ) -> ReplayOut:
     """Upload a video as the raw request body (``Content-Type: application/octet-stream``),
     at most ``max_upload_bytes``; then it is replayed like a server path."""
@@ -125,13 +127,13 @@ def list_replays(rt: RuntimeDep, _: ReaderDep) -> list[ReplayOut]:
 
 
 @router.get("/{replay_id}", responses=ERR)
-def get_replay(replay_id: int, rt: RuntimeDep, _: ReaderDep) -> ReplayOut:
+def get_replay(replay_id: ReplayId, rt: RuntimeDep, _: ReaderDep) -> ReplayOut:
     """Status (queued, running, done, failed), progress 0..1 and the error when it failed."""
     return replay_out(_replay(rt, replay_id))
 
 
 @router.get("/{replay_id}/match.json", responses=ERR)
-def result(replay_id: int, rt: RuntimeDep, _: ReaderDep) -> dict:
+def result(replay_id: ReplayId, rt: RuntimeDep, _: ReaderDep) -> dict:
     """The replay's MATCH.json (409 until it is done)."""
     r = _replay(rt, replay_id)
     if r.status != "done" or r.result is None:
@@ -140,7 +142,7 @@ def result(replay_id: int, rt: RuntimeDep, _: ReaderDep) -> dict:
 
 
 @router.get("/{replay_id}/annotated.mp4", response_class=FileResponse, responses=ERR)
-def annotated(replay_id: int, rt: RuntimeDep, _: ReaderDep) -> FileResponse:
+def annotated(replay_id: ReplayId, rt: RuntimeDep, _: ReaderDep) -> FileResponse:
     r = _replay(rt, replay_id)
     if r.annotated is None:
         raise Conflict(f"replay {replay_id} has no annotated video ({r.status})")

@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from contract.tables import load_table
 from service.core import NotFound
-from service.deps import ReaderDep, RuntimeDep
+from service.deps import MatchId, ReaderDep, RuntimeDep, TableId
 from service.routers.matches import ERR
 from service.schemas import ScoreboardOut
 from service.texts import FOULS, verdict_reason, verdict_text
@@ -22,7 +22,7 @@ Lang = Annotated[Literal["ru", "en"], Query(description="language of the texts")
 PAGE = Path(__file__).resolve().parent.parent / "static" / "scoreboard.html"
 
 
-def scoreboard(rt: RuntimeDep, match_id: int, lang: str) -> ScoreboardOut:
+def scoreboard(rt: RuntimeDep, match_id: MatchId, lang: str) -> ScoreboardOut:
     c = rt.service.current(match_id)
     s, st = c.match.settings, c.judged.state
     names = s["players"]
@@ -58,7 +58,7 @@ def scoreboard(rt: RuntimeDep, match_id: int, lang: str) -> ScoreboardOut:
 
 @router.get("/scoreboard/matches/{match_id}.json", responses=ERR)
 def match_scoreboard(
-    match_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
+    match_id: MatchId, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
 ) -> ScoreboardOut:
     """The overlay object of a match; ``rev`` grows on every change."""
     return scoreboard(rt, match_id, lang)
@@ -66,7 +66,7 @@ def match_scoreboard(
 
 @router.get("/scoreboard/tables/{table_id}.json", responses=ERR)
 def table_scoreboard(
-    table_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
+    table_id: TableId, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
 ) -> ScoreboardOut:
     """The overlay object of the latest match on a table."""
     if rt.db.table(table_id) is None:
@@ -78,7 +78,7 @@ def table_scoreboard(
 
 
 @router.get("/scoreboard/{match_id}", response_class=HTMLResponse, responses=ERR)
-def page(match_id: int, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en") -> HTMLResponse:
+def page(match_id: MatchId, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en") -> HTMLResponse:
     """The scoreboard page: table in SVG with the balls, score, turn, verdicts; live over SSE."""
     m = rt.service.match(match_id)
     html = PAGE.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from anyio import to_thread
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 
-from service.deps import ReaderDep, Runtime, RuntimeDep
+from service.deps import MAX_ID, ReaderDep, Runtime, RuntimeDep
 from service.routers.matches import ERR
 
 router = APIRouter(tags=["stream"])
@@ -59,9 +59,11 @@ async def _events(
 async def stream(
     rt: RuntimeDep,
     _: ReaderDep,
-    match_id: Annotated[int | None, Query(ge=1)] = None,
-    table_id: Annotated[int | None, Query(ge=1)] = None,
-    last_event_id: Annotated[int | None, Query(ge=0, description="resume after this id")] = None,
+    match_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    table_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    last_event_id: Annotated[
+        int | None, Query(ge=0, le=MAX_ID, description="resume after this id")
+    ] = None,
     once: Annotated[bool, Query(description="send what is there and close")] = False,
     last_event_id_h: Annotated[str | None, Header(alias="Last-Event-ID", max_length=20)] = None,
 ) -> StreamingResponse:

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from contract.calib import calibration_from_json
 from service.core import NotFound
 from service.db import TableRow
-from service.deps import ReaderDep, RuntimeDep, WriterDep
+from service.deps import MAX_ID, ReaderDep, RuntimeDep, TableId, WriterDep
 from service.paths import is_camera_url, spec_name, video_path
 from service.routers.matches import ERR
 from service.schemas import TableIn, TableOut, TableStatus
@@ -20,7 +20,7 @@ router = APIRouter(prefix="/tables", tags=["tables"])
 
 
 class LiveIn(BaseModel):
-    match_id: int = Field(ge=1, description="the match the table's shots feed")
+    match_id: int = Field(ge=1, le=MAX_ID, description="the match the table's shots feed")
 
 
 def table_out(rt: RuntimeDep, t: TableRow) -> TableOut:
@@ -36,7 +36,7 @@ def table_out(rt: RuntimeDep, t: TableRow) -> TableOut:
     )
 
 
-def _table(rt: RuntimeDep, table_id: int) -> TableRow:
+def _table(rt: RuntimeDep, table_id: TableId) -> TableRow:
     t = rt.db.table(table_id)
     if t is None:
         raise NotFound(f"table {table_id} not found")
@@ -62,14 +62,14 @@ def list_tables(rt: RuntimeDep, _: ReaderDep) -> list[TableOut]:
 
 
 @router.get("/{table_id}", responses=ERR)
-def get_table(table_id: int, rt: RuntimeDep, _: ReaderDep) -> TableOut:
+def get_table(table_id: TableId, rt: RuntimeDep, _: ReaderDep) -> TableOut:
     """The table and its status: camera connected, fps, dropped frames, gaps, restarts."""
     return table_out(rt, _table(rt, table_id))
 
 
 @router.put("/{table_id}/calibration", responses=ERR)
 def put_calibration(
-    table_id: int,
+    table_id: TableId,
     body: Annotated[dict, Body(description="CALIB.json")],
     rt: RuntimeDep,
     who: WriterDep,
@@ -82,7 +82,7 @@ def put_calibration(
 
 
 @router.post("/{table_id}/live", responses=ERR)
-def start_live(table_id: int, body: LiveIn, rt: RuntimeDep, who: WriterDep) -> TableOut:
+def start_live(table_id: TableId, body: LiveIn, rt: RuntimeDep, who: WriterDep) -> TableOut:
     """Start the table's live worker (a process) feeding shots into the match."""
     t = _table(rt, table_id)
     rt.service.match(body.match_id)
@@ -91,7 +91,7 @@ def start_live(table_id: int, body: LiveIn, rt: RuntimeDep, who: WriterDep) -> T
 
 
 @router.delete("/{table_id}/live", responses=ERR)
-def stop_live(table_id: int, rt: RuntimeDep, who: WriterDep) -> TableOut:
+def stop_live(table_id: TableId, rt: RuntimeDep, who: WriterDep) -> TableOut:
     t = _table(rt, table_id)
     rt.extras["live"].stop(table_id)
     return table_out(rt, t)

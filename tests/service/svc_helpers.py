@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
+import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import httpx
 
 warnings.filterwarnings("ignore", message=".*httpx.*")
 
@@ -73,3 +82,54 @@ def shot(
 
 def verdict(legal: bool, a: int, b: int, nxt: str, fouls: tuple[str, ...] = ()) -> dict:
     return {"legal": legal, "fouls": list(fouls), "scored": {"A": a, "B": b}, "next": nxt}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def server(tmp: Path) -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "TABLEMON_TOKEN": TOKEN,
+        "TABLEMON_DB": str(tmp / "k.db"),
+        "TABLEMON_DATA": str(tmp / "data"),
+    }
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "service.app:create_app",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        end = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if p.poll() is not None or time.monotonic() > end:
+                raise AssertionError(f"server did not start: {p.stderr.read().decode()[-2000:]}")
+            time.sleep(0.1)
+        yield url, p
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+        p.stderr.close()

@@ -6,67 +6,11 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-from svc_helpers import AUTH, TOKEN, shot
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def server(tmp: Path) -> Iterator[tuple[str, subprocess.Popen]]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "TABLEMON_TOKEN": TOKEN,
-        "TABLEMON_DB": str(tmp / "k.db"),
-        "TABLEMON_DATA": str(tmp / "data"),
-    }
-    p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "service.app:create_app",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        end = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if p.poll() is not None or time.monotonic() > end:
-                raise AssertionError(f"server did not start: {p.stderr.read().decode()[-2000:]}")
-            time.sleep(0.1)
-        yield url, p
-    finally:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
-        p.stderr.close()
+from svc_helpers import AUTH, server, shot
 
 
 def snapshot(c: httpx.Client, mid: int) -> dict:

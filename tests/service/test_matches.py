@@ -142,3 +142,18 @@ def test_shot_to_unknown_match(client: TestClient) -> None:
 def test_start_score(client: TestClient) -> None:
     mid = new_match(client, start_score={"A": 54, "B": 10}, target=60)["id"]
     assert client.get(f"/matches/{mid}/state").json()["score"] == {"A": 54, "B": 10}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/matches/9223372036854775808",
+        "/tables/9223372036854775808",
+        "/replays/0",
+        "/matches?table_id=99999999999999999999",
+    ],
+)
+def test_ids_out_of_range_are_422(client: TestClient, path: str) -> None:
+    """Found by the schema fuzz: an id past SQLite's integers was a 500."""
+    r = client.get(path)
+    assert r.status_code == 422 and r.json()["detail"]

@@ -40,6 +40,8 @@ def test_register(client: TestClient, settings, source: str) -> None:
         ({"name": "T", "source": "../outside.mp4"}, 403, "path outside the video folder"),
         ({"name": "T", "source": "/etc/passwd"}, 403, "path outside the video folder"),
         ({"name": "T", "source": "missing.mp4"}, 404, "no such video"),
+        ({"name": "T", "source": "0" * 900 + ".mp4"}, 422, "not a usable path"),
+        ({"name": "T", "source": "a\x00.mp4"}, 422, "not a usable path"),
         ({"name": "T", "source": "0", "spec": "../../etc/x.json"}, 422, "unknown table spec"),
         ({"name": "", "source": "0"}, 422, "body.name"),
         ({"name": "T", "source": "0", "calibration": {"format": "x"}}, 422, "format"),

@@ -1,0 +1,80 @@
+"""The scoreboard page end to end: a real server, headless Chromium (system package) driven
+by Playwright; the page draws the table, follows changes over SSE, speaks ru and en.
+Skipped where Playwright or /usr/bin/chromium is absent."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+from svc_helpers import AUTH, server, shot, verdict
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip("no system chromium", allow_module_level=True)
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_page_follows_the_match(tmp_path: Path, browser) -> None:
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        mid = c.post(
+            "/matches", json={"game": "pyramid-free", "players": {"A": "Иванов", "B": "Petrov"}}
+        ).json()["id"]
+        c.post(f"/matches/{mid}/shots", json=shot())
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang=ru")
+        page.wait_for_selector("#conn.live", timeout=15000)
+        st = c.get(f"/matches/{mid}/state").json()
+        assert page.text_content("#pA") == "Иванов" and page.text_content("#pB") == "Petrov"
+        assert page.text_content("#sA") == str(st["score"]["A"])
+        assert page.locator("svg g.ball").count() == len(st["on_table"])
+        assert page.locator("#hist tr").count() == 1
+        assert "Партия 1" in page.text_content("#frame")
+        # a referee correction and a new shot reach the page over SSE, no reload
+        c.post(
+            f"/matches/{mid}/referee/verdict",
+            json={"verdict": verdict(False, 0, 7, "B", ("foot",))},
+        )
+        page.wait_for_function("document.getElementById('sB').textContent === '7'", timeout=15000)
+        assert page.text_content("#verdict").startswith("Фол: нет касания пола ногой")
+        assert page.get_attribute("#verdict", "class") == "foul"
+        assert "Petrov" in page.text_content("#turn")
+        c.post(f"/matches/{mid}/shots", json=shot(player="B", frame=100))
+        page.wait_for_function("document.querySelectorAll('#hist tr').length === 2", timeout=15000)
+        rev = c.get(f"/matches/{mid}/state").json()["rev"]
+        page.wait_for_function(f"document.body.dataset.rev === '{rev}'", timeout=15000)
+        page.close()
+
+
+def test_page_in_english(tmp_path: Path, browser) -> None:
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        mid = c.post(
+            "/matches", json={"game": "carom-5pin", "players": {"A": "Ann", "B": "Bob"}}
+        ).json()["id"]
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang=en")
+        page.wait_for_selector("#conn.live", timeout=15000)
+        assert (
+            "Frame 1" in page.text_content("#frame") and page.text_content("#histTitle") == "Shots"
+        )
+        assert page.locator("svg rect").count() >= 2  # the carom table drawn
+        page.close()
