@@ -21,10 +21,10 @@ SIZES = {"1080": (1920, 1080), "720": (1280, 720)}
 
 # name, scenario, seed, size: the committed fixtures (fixtures/videos/README.md)
 FIXTURES: tuple[tuple[str, str, int, str], ...] = (
-    ("pyramid-break", "pyramid-break", 3, "720"),
-    ("pyramid-respot", "pyramid-respot", 1, "720"),
-    ("carom-5pin-break", "carom-5pin-break", 2, "720"),
-    ("pyramid-knock-1080", "pyramid-knock", 4, "1080"),
+    ("pyramid-break", "pyramid-break", 8, "720"),
+    ("pyramid-respot", "pyramid-respot", 7, "720"),
+    ("carom-5pin-break", "carom-5pin-break", 0, "720"),
+    ("pyramid-knock-1080", "pyramid-knock", 5, "1080"),
 )
 
 
@@ -50,7 +50,7 @@ def run_cli(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
     if args.scenario == "list":
         for n, fn in SCENARIOS.items():
-            doc = (fn.__doc__ or "").strip().splitlines()[0]
+            doc = " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
             print(f"{n:24s} {doc}")
         return 0
     if not can_render():

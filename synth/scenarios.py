@@ -52,6 +52,27 @@ def _pots(p: Planner, strokes: int, player: str = "A", first_lean: bool = False)
     return player
 
 
+def _pot_or_play(p: Planner, player: str) -> None:
+    """A pot if the position offers one within 40 tries, else a plain stroke at a ball."""
+    try:
+        p.search(lambda r: p.pot_stroke(r, "yellow", player), lambda res: potted(res, "yellow"), 40)
+    except ValueError:
+
+        def any_ball(r):
+            pos = p.on_table()
+            objs = [b for b in pos if b != "yellow"]
+            return p.direct_stroke(
+                r,
+                "yellow",
+                pos[objs[int(r.integers(len(objs)))]],
+                player,
+                (900, 2000),
+                spread_deg=1.0,
+            )
+
+        p.search(any_ball, lambda res: bool(events_of(res, "contact")) and not res.gone)
+
+
 def pyramid_break(seed: int) -> ClipSpec:
     """The rack, the break from the house with the yellow, then one more stroke."""
 
@@ -69,10 +90,7 @@ def pyramid_break(seed: int) -> ClipSpec:
         lambda res: bool(events_of(res, "contact")) and not events_of(res, "off_table"),
     )
     player = next_player("A", res, "yellow", carom=False)
-    p.search(
-        lambda r: p.pot_stroke(r, "yellow", player) or None,
-        lambda res: bool(events_of(res, "contact")),
-    )
+    _pot_or_play(p, player)
     return p.spec("pyramid rack, break from the house with the yellow, then a stroke")
 
 
