@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import multiprocessing as mp
 import queue
 import threading
@@ -59,6 +60,34 @@ def _load_processor(
         return None, f"live vision failed to start: {type(e).__name__}: {e}".splitlines()[0]
 
 
+def truth_sidecar(source: str) -> Path | None:
+    """``NAME.truth.json`` beside a video file ``NAME.mp4`` (contract §9), if any."""
+    if not _is_file(source):
+        return None
+    p = Path(source)
+    side = p.with_name(p.name.rsplit(".", 1)[0] + ".truth.json")
+    return side if side.is_file() else None
+
+
+def truth_processor(path: Path) -> Callable:
+    """Feed a fixture's ground-truth shots as the video plays (each when the video time
+    passes its end), verdicts dropped so the service judges them. For demos and the
+    service benchmark where there is no live vision; the table status says so."""
+    shots = [
+        {k: v for k, v in s.items() if k != "verdict"}
+        for s in json.loads(path.read_text(encoding="utf-8")).get("shots", [])
+    ]
+    pending = sorted(shots, key=lambda s: s["end"]["t"])
+
+    def process(frame: Any, t: float) -> list[dict]:
+        out = []
+        while pending and pending[0]["end"]["t"] <= t:
+            out.append(pending.pop(0))
+        return out
+
+    return process
+
+
 def _put(out: Any, msg: dict, block: bool = False) -> None:
     """Status messages are dropped when the queue is full; shots wait for room."""
     with contextlib.suppress(queue.Full):
@@ -80,6 +109,10 @@ def worker_main(
 
     A file source is played as if live: at its fps, ending at its end (``ended``)."""
     process, why = _load_processor(spec, calibration, processor)
+    side = truth_sidecar(source) if process is None else None
+    if side is not None:
+        process = truth_processor(side)
+        why = f"{why}; shots come from the ground truth {side.name}"
     latest: list[Any] = [None]  # (seq, t, frame) of the newest captured frame
     cv = threading.Condition()
     state = {"connected": False, "frames": 0, "dropped": 0, "ended": False, "fps": 0.0}

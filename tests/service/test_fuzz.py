@@ -1,5 +1,5 @@
 """Fuzz the OpenAPI schema with schemathesis: no input makes a 500. Small and bounded
-(``TABLEMON_FUZZ_EXAMPLES`` examples per operation, default 15; 0 skips). Skipped without
+(``TABLEMON_FUZZ_EXAMPLES`` examples per operation, default 5; 0 skips). Skipped without
 schemathesis. ``/stream`` (endless) and starting live workers (processes) are left out."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from svc_helpers import AUTH, make_settings  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.settings import get_settings  # noqa: E402
 
-EXAMPLES = int(os.environ.get("TABLEMON_FUZZ_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("TABLEMON_FUZZ_EXAMPLES", "5"))
 if EXAMPLES <= 0:
     pytest.skip("fuzzing turned off (TABLEMON_FUZZ_EXAMPLES=0)", allow_module_level=True)
 

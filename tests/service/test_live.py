@@ -3,6 +3,7 @@ the gap recorded, restart after a crash, shots fed to the match."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -134,3 +135,25 @@ def test_worker_process_restarts_after_kill(client, settings) -> None:
     assert r.json()["status"]["running"] is False
     time.sleep(0.5)
     assert client.get(f"/tables/{t['id']}").json()["status"]["restarts"] == 1  # a stop is no crash
+
+
+def test_truth_sidecar_feeds_shots_as_the_video_plays(tmp_path: Path) -> None:
+    video = write_test_video(tmp_path / "clip.mp4", frames=30, fps=30)
+    shots = [
+        {
+            **shot(frame=0),
+            "index": 1,
+            "end": {"frame": 9, "t": 0.3},
+            "verdict": {"legal": True, "next": "A"},
+        },
+        {**shot(frame=10), "index": 2, "end": {"frame": 24, "t": 0.8}},
+        {**shot(frame=40), "index": 3, "end": {"frame": 90, "t": 3.0}},  # after the video's end
+    ]
+    (tmp_path / "clip.truth.json").write_text(
+        json.dumps({"format": "tablemon-match/1", "shots": shots})
+    )
+    msgs = run_worker(str(video), "no_such_module:make")
+    fed = [m["shot"] for m in msgs if m["type"] == "shot"]
+    assert [s["index"] for s in fed] == [1, 2] and all("verdict" not in s for s in fed)
+    last = [m for m in msgs if m["type"] == "status"][-1]
+    assert "ground truth clip.truth.json" in last["vision"]
