@@ -71,11 +71,20 @@ def series_from_tracks(tracks: Tracks, fps: float | None = None) -> Series:
     return Series(ids, first, t, xy, vis, fps, fallen)
 
 
-def fill_gaps(series: Series, max_gap: int = 6) -> Series:
-    """Bridge runs of up to ``max_gap`` missing frames inside a ball's track by linear
-    interpolation (marked not visible): a dropped detection is not a ball leaving."""
+def fill_gaps(
+    series: Series, max_gap: int = 6, max_hidden: int = 300, radius_mm: float = 30.0
+) -> Series:
+    """Positions to cut shots from: predicted (not visible) rows are replaced by a
+    straight line between the measured positions around them (a tracker's prediction
+    under an arm is a guess, and the jump back to the measurement would read as motion).
+    Gaps of up to ``max_gap`` frames are bridged (a dropped detection is not a ball
+    leaving), and gaps of up to ``max_hidden`` frames after which the ball is seen
+    again within ``radius_mm`` of where it was. Bridged samples are marked not visible;
+    trailing predicted rows are dropped."""
     xy = series.xy.copy()
+    xy[~series.visible] = np.nan
     vis = series.visible.copy()
+    limit = np.full(xy.shape[0], max_gap)
     for b in range(xy.shape[0]):
         ok = ~np.isnan(xy[b, :, 0])
         idx = np.nonzero(ok)[0]
@@ -84,7 +93,10 @@ def fill_gaps(series: Series, max_gap: int = 6) -> Series:
         gaps = np.nonzero(np.diff(idx) > 1)[0]
         for g in gaps:
             a, c = idx[g], idx[g + 1]
-            if c - a - 1 > max_gap:
+            # a ball seen again where it was (under an arm, or lost by the tracker for
+            # a while) never left; a longer gap that ends elsewhere is a re-spot
+            stayed = float(np.linalg.norm(xy[b, c] - xy[b, a])) < radius_mm
+            if c - a - 1 > (max_hidden if stayed else limit[b]):
                 continue
             w = (np.arange(a + 1, c) - a) / (c - a)
             xy[b, a + 1 : c] = xy[b, a] + np.outer(w, xy[b, c] - xy[b, a])

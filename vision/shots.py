@@ -87,7 +87,19 @@ def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Mo
             abs_thr=s.kink_abs_mm,
             rel_thr=s.kink_rel,
         )
-    return sorted(out, key=lambda m: m.start_f)
+    return sorted((m for m in out if _real(m, series, s)), key=lambda m: m.start_f)
+
+
+def _real(m: Movement, series: Series, s: ShotSettings) -> bool:
+    """A movement is real when the ball vanished or got farther than a few mm from where
+    it started (a centre pulled by an arm's edge for a frame or two is not motion)."""
+    if m.gone:
+        return True
+    b = series.index(m.ball)
+    path = series.xy[b, m.first : m.last + 2]
+    path = path[~np.isnan(path[:, 0])]
+    reach = np.linalg.norm(path - np.asarray(m.start_at), axis=1).max() if len(path) else 0.0
+    return bool(reach > max(3.0 * s.move_mm, 5.0))
 
 
 def _group(moves: list[Movement], settle: float) -> list[list[Movement]]:
@@ -122,7 +134,7 @@ def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
 
 def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
     """Shots with events and rest positions from dense series."""
-    series = fill_gaps(series)
+    series = fill_gaps(series, radius_mm=table.ball_radius)
     s = adapt(settings or ShotSettings(), noise_mm(series))
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
