@@ -46,6 +46,7 @@ class MatchService:
         self._cache: dict[int, Current] = {}
         self._cache_lock = threading.Lock()
         self._match_locks: dict[int, threading.Lock] = {}
+        self._memo: dict[tuple, tuple[int, object]] = {}
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -55,11 +56,14 @@ class MatchService:
         return m
 
     def current(self, match_id: int) -> Current:
-        """The match, its judged shots and state at the latest rev (cached)."""
-        rev = self.db.last_event_id(match_id)
+        """The match, its judged shots and state at the latest rev.
+
+        Cached: every change of a match goes through this object and refreshes its entry,
+        so a cached entry is the latest and a read needs no database call (one API process
+        is the only writer of the database; see :mod:`service.db`)."""
         with self._cache_lock:
             c = self._cache.get(match_id)
-        if c is not None and c.rev == rev:
+        if c is not None:
             return c
         with self.db.write():  # a consistent snapshot (no writer in between)
             m = self.match(match_id)
@@ -75,6 +79,19 @@ class MatchService:
             if old is None or old.rev < rev:  # never replace a newer entry
                 self._cache[match_id] = c
         return c
+
+    def memo(self, key: tuple, match_id: int, build: Callable[[Current], object]) -> object:
+        """``build(current)`` computed once per rev of the match (scoreboards, state JSON)."""
+        c = self.current(match_id)
+        full = (match_id, *key)
+        with self._cache_lock:
+            hit = self._memo.get(full)
+        if hit is not None and hit[0] == c.rev:
+            return hit[1]
+        value = build(c)
+        with self._cache_lock:
+            self._memo[full] = (c.rev, value)
+        return value
 
     def state_json(self, match_id: int) -> dict:
         c = self.current(match_id)

@@ -23,7 +23,12 @@ PAGE = Path(__file__).resolve().parent.parent / "static" / "scoreboard.html"
 
 
 def scoreboard(rt: RuntimeDep, match_id: MatchId, lang: str) -> ScoreboardOut:
-    c = rt.service.current(match_id)
+    """The overlay object, built once per rev and language."""
+    return rt.service.memo(("scoreboard", lang), match_id, lambda c: _build(rt, c, lang))  # type: ignore[return-value]
+
+
+def _build(rt: RuntimeDep, c, lang: str) -> ScoreboardOut:
+    match_id = c.match.id
     s, st = c.match.settings, c.judged.state
     names = s["players"]
     table = rt.db.table(c.match.table_id) if c.match.table_id else None
