@@ -18,13 +18,131 @@ clip's own pixels.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from contract.tables import POCKET_NAMES
+
 FOOTAGE = Path(__file__).resolve().parents[2] / "shared" / "footage"
 SCRATCH = Path("/tmp/labels")
+LABELS = Path(__file__).resolve().parent / "real_labels.json"
+LABELS_FORMAT = "tablemon-real-labels/1"
+FRONTS = ("image-left", "image-right", "image-top", "image-bottom")
+
+
+def load_labels(path: Path = LABELS) -> dict:
+    """Read and check ``real_labels.json``; raise ValueError (one line) when it is malformed."""
+    try:
+        labels = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read labels: {exc}") from None
+    problems = validate(labels)
+    if problems:
+        raise ValueError(f"{path}: {problems[0]} ({len(problems)} problem(s))")
+    return labels
+
+
+def _frame(v, n: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n
+
+
+def _check_clip(name: str, c: dict) -> list[str]:
+    """Problems in one clip's labels (frame numbers 0-based, below ``frames``)."""
+    out: list[str] = []
+    n = c.get("frames")
+    if not (isinstance(n, int) and n > 0):
+        return [f"{name}: frames must be a positive int"]
+    if not (isinstance(c.get("fps"), (int, float)) and c["fps"] > 0):
+        out.append(f"{name}: fps must be > 0")
+    size = c.get("size")
+    if not (
+        isinstance(size, list)
+        and len(size) == 2
+        and all(isinstance(v, int) and v > 0 for v in size)
+    ):
+        out.append(f"{name}: size must be [w, h] in pixels")
+    if c.get("front") not in FRONTS:
+        out.append(f"{name}: front must be one of {FRONTS}")
+    pocketless = "carom" in str(c.get("table", ""))
+    last_strike = -1
+    for k, s in enumerate(c.get("shots", [])):
+        tag = f"{name} shot {k}"
+        strike, rest = s.get("strike"), s.get("rest")
+        if not _frame(strike, n) or strike <= last_strike:
+            out.append(f"{tag}: strike must be a frame after the previous strike")
+            continue
+        last_strike = strike
+        if rest is not None and not (_frame(rest, n) and rest > strike):
+            out.append(f"{tag}: rest must be null or a frame after the strike")
+        end = rest if rest is not None else n
+        for p in s.get("pockets", []):
+            if pocketless:
+                out.append(f"{tag}: a pocket on a carom table")
+            if not (_frame(p.get("frame"), n) and strike < p["frame"] <= end):
+                out.append(f"{tag}: pocket frame {p.get('frame')} outside the shot")
+            if p.get("pocket") not in POCKET_NAMES:
+                out.append(f"{tag}: unknown pocket {p.get('pocket')!r}")
+            if not isinstance(p.get("ball"), str) or not p["ball"]:
+                out.append(f"{tag}: pocketed ball needs a name")
+        for o in s.get("off_table", []):
+            if not (_frame(o.get("frame"), n) and strike < o["frame"] <= end):
+                out.append(f"{tag}: off_table frame outside the shot")
+    counts = c.get("rest_counts", [])
+    for r in counts:
+        if not _frame(r.get("frame"), n) or not isinstance(r.get("balls"), int):
+            out.append(f"{name}: rest count needs a frame and an int balls")
+        elif len(r.get("colours", [])) != r["balls"]:
+            out.append(
+                f"{name}: rest count at {r['frame']} lists {len(r.get('colours', []))} colours for {r['balls']} balls"
+            )
+    out += _check_conservation(name, c)
+    for occ in c.get("occlusions", []):
+        if not (len(occ) == 3 and _frame(occ[0], n) and _frame(occ[1], n) and occ[0] <= occ[1]):
+            out.append(f"{name}: occlusion {occ!r} must be [f0, f1, what] with f0 <= f1 < frames")
+    return out
+
+
+def _check_conservation(name: str, c: dict) -> list[str]:
+    """Balls after each shot = balls before - pocketed - off the table (rest and last frame)."""
+    out: list[str] = []
+    at = {
+        r["frame"]: r["balls"] for r in c.get("rest_counts", []) if isinstance(r.get("frame"), int)
+    }
+    last = c.get("last_frame") or {}
+    for k, s in enumerate(c.get("shots", [])):
+        before = [b for f, b in at.items() if isinstance(s.get("strike"), int) and f < s["strike"]]
+        if not before:
+            continue
+        lost = len(s.get("pockets", [])) + len(s.get("off_table", []))
+        after = at.get(s["rest"]) if s.get("rest") is not None else None
+        if after is None and k == len(c["shots"]) - 1 and isinstance(last.get("balls"), int):
+            after = last["balls"]
+        if after is not None and after != before[-1] - lost:
+            out.append(f"{name} shot {k}: {before[-1]} balls - {lost} lost != {after} after")
+    return out
+
+
+def validate(labels: dict) -> list[str]:
+    """All problems found in a labels document (empty list when it is well formed)."""
+    if not isinstance(labels, dict) or labels.get("format") != LABELS_FORMAT:
+        return [f"format must be {LABELS_FORMAT!r}"]
+    clips = labels.get("clips")
+    if not isinstance(clips, dict) or not clips:
+        return ["clips must be a non-empty object"]
+    out: list[str] = []
+    for name, c in clips.items():
+        out += _check_clip(name, c)
+    for folder, st in labels.get("stills", {}).items():
+        for img, cnt in st.get("counts", {}).items():
+            if not (
+                isinstance(cnt.get("balls"), int)
+                and cnt["balls"] == cnt.get("reds", 0) + len(cnt.get("colours", [])) - 1
+            ):
+                out.append(f"{folder}/{img}: balls must equal reds + the other colours")
+    return out
 
 
 def read_frames(clip: str, start: int = 0, stop: int | None = None, step: int = 1):
