@@ -66,13 +66,13 @@ def cloth_mask(img: np.ndarray, work: int = 640) -> tuple[np.ndarray, Cloth, flo
     h, w = img.shape[:2]
     s = min(1.0, work / max(h, w))
     small = cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (3, 3), 0)
+    # remove thin lines (markings, projected drawings) and balls' highlights first
+    k5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    small = cv2.morphologyEx(cv2.morphologyEx(small, cv2.MORPH_CLOSE, k5), cv2.MORPH_OPEN, k5)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     cloth = cloth_stats(lab)
-    m = (cloth.distance(lab) < 4.0).astype(np.uint8) * 255
-    k = max(3, int(round(max(small.shape) * 0.012)) | 1)
+    m = _hue_mask(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     if n < 2:
         raise NoTableError("no table found: no region of uniform cloth colour")
@@ -82,19 +82,88 @@ def cloth_mask(img: np.ndarray, work: int = 640) -> tuple[np.ndarray, Cloth, flo
     return _fill_holes(region), cloth, s
 
 
-def _quad_from_hull(hull: np.ndarray) -> np.ndarray | None:
-    peri = cv2.arcLength(hull, True)
-    lo, hi = 0.001, 0.2
-    for _ in range(30):
-        eps = (lo + hi) / 2
-        ap = cv2.approxPolyDP(hull, eps * peri, True)
-        if len(ap) == 4:
-            return ap.reshape(4, 2).astype(float)
-        if len(ap) > 4:
-            lo = eps
-        else:
-            hi = eps
-    return None
+def _hue_mask(hsv: np.ndarray) -> np.ndarray:
+    """Pixels of the cloth's hue (brightness-tolerant: lamps and vignetting darken the
+    cloth towards the rails), from the statistics of the picture's central box."""
+    h, w = hsv.shape[:2]
+    box = hsv[int(h * 0.4) : int(h * 0.6), int(w * 0.4) : int(w * 0.6)].reshape(-1, 3)
+    box = box.astype(np.float32)
+    hue0 = _circ_median(box[:, 0])
+    dh = _hue_diff(box[:, 0], hue0)
+    tol = max(10.0, 4 * 1.4826 * float(np.median(dh)))
+    s0, v0 = float(np.median(box[:, 1])), float(np.median(box[:, 2]))
+    hh = _hue_diff(hsv[..., 0].astype(np.float32), hue0)
+    ok = (hh < tol) & (hsv[..., 1] > 0.5 * s0) & (hsv[..., 2] > 0.35 * v0)
+    return ok.astype(np.uint8) * 255
+
+
+def _hue_diff(h: np.ndarray, h0: float) -> np.ndarray:
+    d = np.abs(h - h0)
+    return np.minimum(d, 180 - d)  # OpenCV 8-bit hue is 0..179
+
+
+def _circ_median(h: np.ndarray) -> float:
+    a = h.astype(np.float64) * np.pi / 90
+    m = np.arctan2(np.sin(a).mean(), np.cos(a).mean())
+    centre = (m * 90 / np.pi) % 180
+    d = (h - centre + 90) % 180 - 90
+    return float((centre + np.median(d)) % 180)
+
+
+def _ransac_line(
+    p: np.ndarray, tol: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The line through most points (within ``tol``), refined by a Huber fit."""
+    if len(p) < 10:
+        return None
+    best = None
+    for _ in range(150):
+        i, j = rng.choice(len(p), 2, replace=False)
+        d = p[j] - p[i]
+        nd = np.linalg.norm(d)
+        if nd < 5:
+            continue
+        n = np.array([-d[1], d[0]]) / nd
+        inl = np.abs((p - p[i]) @ n) < tol
+        if best is None or inl.sum() > best.sum():
+            best = inl
+    if best is None or best.sum() < 10:
+        return None
+    return _fit_line(p[best])
+
+
+def _outline_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Four side lines of a (nearly) quadrilateral outline, in screen order, from the
+    contour points' tangent directions: two dominant orientations, two sides each."""
+    k = 6
+    tang = np.roll(pts, -k, axis=0) - np.roll(pts, k, axis=0)
+    ang = np.degrees(np.arctan2(tang[:, 1], tang[:, 0])) % 180
+    hist = np.bincount(np.round(ang).astype(int) % 180, minlength=180).astype(float)
+    hist = np.convolve(np.r_[hist[-5:], hist, hist[:5]], np.ones(5) / 5, "same")[5:-5]
+    a1 = int(np.argmax(hist))
+    d = np.abs((np.arange(180) - a1 + 90) % 180 - 90)
+    a2 = int(np.argmax(np.where(d > 45, hist, -1)))
+    c = pts.mean(0)
+    rng = np.random.default_rng(0)
+    found = []
+    for a0 in (a1, a2):
+        sel = np.abs((ang - a0 + 90) % 180 - 90) < 12
+        t = np.radians(a0)
+        n = np.array([-np.sin(t), np.cos(t)])
+        off = (pts - c) @ n
+        for side in (off < 0, off > 0):
+            ln = _ransac_line(pts[sel & side], 1.5, rng)
+            if ln is None:
+                return None
+            found.append(ln)
+
+    # order: around the centre by the angle of each line's closest point
+    def key(ln: tuple[np.ndarray, np.ndarray]) -> float:
+        p0, dd = ln
+        q = p0 + ((c - p0) @ dd) * dd
+        return float(np.arctan2(q[1] - c[1], q[0] - c[0]))
+
+    return sorted(found, key=key)
 
 
 def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,28 +192,21 @@ def find_quad(img: np.ndarray) -> Quad:
         )
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     cnt = max(cnts, key=cv2.contourArea)
-    hull = cv2.convexHull(cnt)
-    quad = _quad_from_hull(hull)
-    if quad is None or not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
-        raise NoTableError("no table found: the cloth region is not four-sided")
     h, w = mask.shape
+    lines = _outline_lines(cnt.reshape(-1, 2).astype(float))
+    if lines is None:
+        raise NoTableError("no table found: the cloth region is not four-sided")
+    corners = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
+    if not cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2)):
+        raise NoTableError("no table found: the cloth region is not four-sided")
     border = np.sum(
-        (quad[:, 0] < 2) | (quad[:, 0] > w - 3) | (quad[:, 1] < 2) | (quad[:, 1] > h - 3)
+        (corners[:, 0] < 2)
+        | (corners[:, 0] > w - 3)
+        | (corners[:, 1] < 2)
+        | (corners[:, 1] > h - 3)
     )
     if border >= 3 or frac > 0.97:
         raise NoTableError("no table found: the uniform region fills the picture")
-    # refine each side with a robust line through the contour points near its middle
-    pts = cnt.reshape(-1, 2).astype(float)
-    lines = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        d = (b - a) / np.linalg.norm(b - a)
-        n = np.array([-d[1], d[0]])
-        t = (pts - a) @ d / np.linalg.norm(b - a)
-        off = np.abs((pts - a) @ n)
-        sel = pts[(t > 0.15) & (t < 0.85) & (off < max(3.0, 0.01 * max(h, w)))]
-        lines.append(_fit_line(sel) if len(sel) > 10 else (a, d))
-    corners = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
     corners = corners / s
     # clockwise on screen (image y down): positive signed area in image coordinates
     area = 0.5 * np.sum(
@@ -171,6 +233,36 @@ def _sample(img: np.ndarray, xy: np.ndarray) -> np.ndarray:
     return out.reshape(*shp, *img.shape[2:]) if img.ndim == 3 else out.reshape(shp)
 
 
+def _peaks(g: np.ndarray, lvl: float) -> np.ndarray:
+    """Indices of local maxima of ``g`` at or above ``lvl``."""
+    return np.nonzero((g[1:-1] >= lvl) & (g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:]))[0] + 1
+
+
+def _nose_index(d: np.ndarray, noise: float) -> int | None:
+    """Index of the cushion nose on one profile (``d``: lightness gain going outward, per
+    sample; index grows inwards; ``noise``: its noise level on the cloth).
+
+    Seen from above, the cloth darkens into the shadow under the nose and the lit nose
+    follows: walking outward from the cloth, the nose is the first clear brightening; a
+    clear darkening met first (the shadow's edge) is followed by the brightening within
+    a few samples when there is one, else it is the edge itself."""
+    mag = np.abs(d)
+    top = float(mag.max())
+    if top < max(1.5, 6 * noise):
+        return None
+    pk = _peaks(mag, max(0.3 * top, 6 * noise))
+    if len(pk) == 0:
+        return None
+    k = int(pk[-1])  # the clear edge nearest the inside
+    if d[k] > 0:
+        return k
+    lo = max(1, k - 24)  # up to 12 px further out
+    seg = d[lo:k]
+    if len(seg) and seg.max() >= max(0.25 * abs(d[k]), 4 * noise):
+        return lo + int(np.argmax(seg))
+    return k
+
+
 def side_edges(
     lab: np.ndarray,
     cloth: Cloth,
@@ -191,26 +283,20 @@ def side_edges(
     outer = 0.35 * reach_px + 4
     s = np.arange(-outer, reach_px + 1.0, 0.5)  # signed distance inward from the side
     xy = base[:, None, :] + s[None, :, None] * inward[None, None, :]
-    prof = cloth.distance(_sample(lab, xy))
-    prof = cv2.GaussianBlur(prof, (5, 1), 0.8)
-    inner_lvl = np.median(prof[:, s > reach_px * 0.75], axis=1)
+    light = _sample(lab[..., 0], xy).astype(np.float32)  # (n, S) lightness, s ascending
+    light = cv2.GaussianBlur(light, (5, 1), 0.8)
+    out_d = -np.gradient(light, axis=1)  # brightening going outward (towards the rail)
+    usable = s < reach_px * 0.85
+    inner = out_d[:, s > reach_px * 0.85]
+    noise = float(1.4826 * np.median(np.abs(inner - np.median(inner)))) if inner.size else 0.5
     keep: list[np.ndarray] = []
     for i in range(len(t)):
-        p = prof[i]
-        # walk outward (decreasing s) from the inner end to the first clear departure
-        above = np.nonzero((p > max(3.0, inner_lvl[i] + 2.5)) & (s < reach_px * 0.9))[0]
-        if len(above) == 0:
+        k = _nose_index(np.where(usable, out_d[i], 0.0), noise)
+        if k is None:
             continue
-        j = above[-1]  # s grows with the index: the outermost-in-index is nearest inside
-        lo = max(1, j - 6)
-        hi = min(len(s) - 2, j + 6)
-        g = -np.gradient(p)[lo:hi]  # rising outward = falling with s
-        k = int(np.argmax(g)) + lo
-        if k <= 0 or k >= len(s) - 1:
-            continue
-        gm = -np.gradient(p)
-        den = gm[k - 1] - 2 * gm[k] + gm[k + 1]
-        frac = 0.5 * (gm[k - 1] - gm[k + 1]) / den if den < 0 else 0.0
+        g = out_d[i]
+        den = g[k - 1] - 2 * g[k] + g[k + 1]
+        frac = 0.5 * (g[k - 1] - g[k + 1]) / den if den < 0 else 0.0
         sk = s[k] + float(np.clip(frac, -1, 1)) * (s[1] - s[0])
         keep.append(base[i] + sk * inward)
     return np.array(keep).reshape(-1, 2)

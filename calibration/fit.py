@@ -19,7 +19,6 @@ from calibration.geometry import (
     apply_h,
     camera_matrix,
     flip_end,
-    focal_from_homography,
     parallax_to_cloth,
     pose_from_homography,
     undistort_px,
@@ -50,7 +49,7 @@ class FitResult:
 def nose_height(table: TableSpec) -> float:
     """Height (mm) of the cushion nose above the cloth: the spec's ``nose_height_mm`` or
     63.5% of the ball diameter (the usual rule)."""
-    return float(table.extra.get("nose_height_mm", 0.635 * table.ball_mm))
+    return float(table.extra.get("nose_height_mm", 0.63 * table.ball_mm))
 
 
 def _corner_order(quad: np.ndarray) -> np.ndarray:
@@ -255,9 +254,10 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         short = [s for s, p in edges.items() if len(p) < 8]
         if short:
             raise NoTableError(f"no table found: no cushion edge along the {', '.join(short)} side")
-    f = w / 2 / np.tan(np.radians(DEFAULT_HFOV_DEG) / 2)
+    f = f_prior = w / 2 / np.tan(np.radians(DEFAULT_HFOV_DEG) / 2)
     K = camera_matrix(f, size)
     k1 = 0.0 if manual_only else _fit_k1(edges, K)
+    k = np.array([k1, 0.0, 0.0, 0.0, 0.0])
     if manual_only:
         notes.append("corners used as given (cushion noses not measurable)")
         H, _ = cv2.findHomography(c4, _table_corners(table))
@@ -265,20 +265,11 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
     else:
         und = {s: undistort_px(p, K, np.array([k1, 0, 0, 0, 0])) for s, p in edges.items()}
         H = _lines_h([_fit_line_pts(und[s]) for s in SIDES], table)
-    f_est = focal_from_homography(H, size)
-    if f_est is not None:
-        k1 *= (f_est / f) ** 2  # the same distortion in pixels under the new focal length
-        f = f_est
-        K = camera_matrix(f, size)
-    else:
-        notes.append(f"focal length assumed ({DEFAULT_HFOV_DEG:.0f} deg horizontal field)")
     hn = nose_height(table)
-    f_prior = f
     res = np.zeros(0)
     if not manual_only:
-        H, f, k1, cam, res = refine_camera(H, f, k1, size, edges, table, hn, f_prior=f_prior)
+        H, f, k, cam, res = refine_camera(H, f, k, size, edges, table, hn, f_prior=f_prior)
         K = camera_matrix(f, size)
-    k = np.array([k1, 0.0, 0.0, 0.0, 0.0])
 
     def to_px(HH: np.ndarray) -> mk.ToPx:
         cal = Calibration(_calib_file(table, size, HH, K, k, None))
@@ -317,12 +308,12 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
             found[name] = (float(hit[0][0]), float(hit[0][1]))
             marks.append((hit[0], np.array(xy, float)))
     if not manual_only:
-        H1, f1, k11, cam1, res1 = refine_camera(
-            H, f, k1, size, edges, table, hn, marks, f_prior=f_prior
+        H1, f1, k_1, cam1, res1 = refine_camera(
+            H, f, k, size, edges, table, hn, marks, f_prior=f_prior
         )
         if not marks or np.max(res1[len(res1) - len(marks) :]) < 15:
-            H, f, k1, cam, res = H1, f1, k11, cam1, res1
-            K, k = camera_matrix(f, size), np.array([k1, 0.0, 0.0, 0.0, 0.0])
+            H, f, k, cam, res = H1, f1, k_1, cam1, res1
+            K = camera_matrix(f, size)
         else:
             notes.append("spots disagree with the cushions by > 15 mm: not used")
     pose = pose_from_homography(H, K)
@@ -385,20 +376,20 @@ def _rays_to_plane(
 def refine_camera(
     H: np.ndarray,
     f: float,
-    k1: float,
+    dist: np.ndarray,
     size: tuple[int, int],
     edges: dict[str, np.ndarray],
     table: TableSpec,
     hn: float,
     marks: list[tuple[np.ndarray, np.ndarray]] | None = None,
     f_prior: float | None = None,
-) -> tuple[np.ndarray, float, float, np.ndarray]:
-    """Joint least squares of the camera (rotation, position, focal length, k1) from nose
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]:
+    """Joint least squares of the camera (rotation, position, focal length, k1, k2) from nose
     points (recorded px, on their cushion lines at the nose height) and marking points
     (recorded px -> mm on the cloth). Residuals in table mm. ``f_prior`` adds a weak pull
     towards a focal length (overhead views hardly constrain it).
 
-    Returns (H undistorted px -> cloth mm, f, k1, camera position (x, y, height) mm,
+    Returns (H undistorted px -> cloth mm, f, OpenCV coefficients, camera (x, y, height) mm,
     residuals mm: nose points, then one distance per marking)."""
     K = camera_matrix(f, size)
     pose = pose_from_homography(H, K)
@@ -409,13 +400,13 @@ def refine_camera(
     mx = np.array([m[1] for m in marks], float).reshape(-1, 2)
     target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
     sides = [(s, p) for s, p in edges.items() if len(p)]
-    scale = np.array([1, 1, 1, 1000, 1000, 1000, f, 0.1])
+    scale = np.array([1, 1, 1, 1000, 1000, 1000, f, 0.1, 0.1])
 
     def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         x = x * scale
         R, _ = cv2.Rodrigues(x[:3])
         KK = camera_matrix(x[6], size)
-        return R, x[3:6], KK, np.array([x[7], 0, 0, 0, 0])
+        return R, x[3:6], KK, np.array([x[7], x[8], 0, 0, 0])
 
     def fun(x: np.ndarray) -> np.ndarray:
         R, Cc, KK, kk = unpack(x)
@@ -429,8 +420,13 @@ def refine_camera(
             res.append(np.array([(x[6] * scale[6] - f_prior) / f_prior * F_PRIOR_WEIGHT]))
         return np.concatenate(res)
 
-    x0 = np.r_[rvec.ravel(), C, f, k1] / scale
-    sol = least_squares(fun, x0, loss="huber", f_scale=2.0, x_scale="jac", max_nfev=100)
+    w = size[0]
+    lo = np.r_[[-np.inf] * 6, 0.3 * w, -0.6, -0.5] / scale
+    hi = np.r_[[np.inf] * 6, 4.0 * w, 0.4, 0.5] / scale
+    x0 = np.clip(np.r_[rvec.ravel(), C, f, dist[0], dist[1]] / scale, lo + 1e-9, hi - 1e-9)
+    sol = least_squares(
+        fun, x0, bounds=(lo, hi), loss="huber", f_scale=2.0, x_scale="jac", max_nfev=100
+    )
     R, Cc, KK, kk = unpack(sol.x)
     t = -R @ Cc
     Hn = np.linalg.inv(KK @ np.c_[R[:, 0], R[:, 1], t])
@@ -439,4 +435,4 @@ def refine_camera(
     if nm:  # marking residuals as distances
         res = np.r_[res[: len(res) - nm], np.hypot(*res[len(res) - nm :].reshape(-1, 2).T)]
     cam = np.array([Cc[0], Cc[1], -Cc[2]])
-    return Hn / Hn[2, 2], float(KK[0, 0]), float(kk[0]), cam, res
+    return Hn / Hn[2, 2], float(KK[0, 0]), kk, cam, res
