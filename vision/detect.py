@@ -83,18 +83,20 @@ class Detections:
         )
 
 
-def _plate_distance(
-    img: np.ndarray, plate: np.ndarray, dark_weight: float = 0.45, bright_weight: float = 0.6
-) -> np.ndarray:
-    """Colour distance of ``img`` from the cloth ``plate`` (both float32 BGR): the change of
-    colour at full weight, a pure darkening (shadow) by ``dark_weight`` and a pure
-    brightening (glare, projected light) by ``bright_weight``."""
-    diff = img - plate
-    pn = plate / (np.linalg.norm(plate, axis=2, keepdims=True) + 1e-3)
-    b = np.einsum("ijk,ijk->ij", diff, pn)
-    d2 = np.einsum("ijk,ijk->ij", diff, diff) - b * b
-    d2 += np.where(b < 0, dark_weight**2, bright_weight**2) * b * b
-    return np.sqrt(np.maximum(d2, 0.0))
+DARK_WEIGHT = 0.45  # a pure darkening (shadow) counts this much
+BRIGHT_WEIGHT = 0.6  # a pure brightening (glare, projected light) counts this much
+
+
+def _plate_distance(img: np.ndarray, plate: np.ndarray, pn: np.ndarray) -> np.ndarray:
+    """Colour distance (float32) of ``img`` from the cloth ``plate`` (both float32 BGR):
+    the change of colour at full weight, a change of brightness along the cloth's colour
+    direction ``pn`` (unit 3-vector) by :data:`DARK_WEIGHT` / :data:`BRIGHT_WEIGHT`."""
+    diff = cv2.subtract(img, plate)
+    b = cv2.transform(diff, pn.reshape(1, 3).astype(np.float32))
+    sq = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
+    bp, bn = cv2.max(b, 0.0), cv2.min(b, 0.0)
+    d2 = sq - (1 - BRIGHT_WEIGHT**2) * bp * bp - (1 - DARK_WEIGHT**2) * bn * bn
+    return cv2.sqrt(cv2.max(d2, 0.0))
 
 
 def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -102,6 +104,7 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 LOCAL_FRACTION = 0.4
+STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stands still
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 MAX_RING = 0.7  # a ball stands alone: little foreground just outside it (arms fail)
 
@@ -128,10 +131,13 @@ class Detector:
         self.scale = 1.0 / max(1, int(round(r0 / work_radius)))  # integer: fast INTER_AREA
         self.geo = TableGeometry.build(calib, table, size, self.scale)
         self.region = cv2.bitwise_or(self.geo.inner, self.geo.band)
+        self._bbox = cv2.boundingRect(self.region)  # work px: only this part is examined
+        self.pn = np.array([1, 1, 1], np.float32) / np.sqrt(3)
         self.plate: np.ndarray | None = None
         self.plate_full: np.ndarray | None = None
         self.thr = 30.0
         self._cache: dict[tuple, BlobFit] = {}
+        self._static: dict[tuple, tuple] = {}
         k = 5 if r0 * self.scale >= 3.5 else 3  # removes lines, rings and spots thinner than a ball
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         rk = 2 * int(round(r0 * self.scale)) + 1
@@ -188,44 +194,53 @@ class Detector:
         plate[~core] = full_med[~core]
         self.plate_full = plate
         self.plate = cv2.resize(plate, self.geo.work_size, interpolation=cv2.INTER_AREA)
-        d = _plate_distance(work[0], self.plate)[inner]
+        pn = np.median(self.plate[inner], axis=0)
+        self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
+        d = _plate_distance(work[0], self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
 
     # ------------------------------------------------------------ detection
     def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(work-scale colour distance, cleaned work-scale foreground mask)."""
+        """(work-scale colour distance, cleaned work-scale foreground mask), both cropped
+        to the table's bounding box ``self._bbox`` (x, y, w, h in work px)."""
         if self.plate is None:
             self.fit_background([img])
-        small = self._work(img).astype(np.float32)
-        d = _plate_distance(small, self.plate)
+        x, y, w, h = self._bbox
+        small = self._work(img)[y : y + h, x : x + w].astype(np.float32)
+        d = _plate_distance(small, self.plate[y : y + h, x : x + w], self.pn)
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
         local = cv2.dilate(d, self._local_kernel)
-        fg = ((d > self.thr) & (d >= LOCAL_FRACTION * local) & (self.region > 0)).astype(np.uint8)
+        fg = (
+            (d > self.thr) & (d >= LOCAL_FRACTION * local) & (self.region[y : y + h, x : x + w] > 0)
+        )
+        fg = fg.astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
         return d, fg
 
     def detect(self, frame: Frame) -> Detections:
         """Find the balls in one frame."""
         img = frame.image
-        _, fg = self.foreground(img)
+        d, fg = self.foreground(img)
         n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        ox, oy = self._bbox[:2]
         s = self.scale
         centres: list[np.ndarray] = []
         blurred: list[bool] = []
+        owner: list[tuple] = []  # blob key of each centre
         actors: list[np.ndarray] = []
         cache: dict[tuple, BlobFit] = {}
         for i in range(1, n):
-            x, y, w, h, area = (int(a) for a in stats[i])
-            r = self.geo.radius_at(*cents[i]) * s
+            bx, by, w, h, area = (int(a) for a in stats[i])
+            x, y = bx + ox, by + oy
+            r = self.geo.radius_at(cents[i][0] + ox, cents[i][1] + oy) * s
             if area < 0.35 * np.pi * r * r:
                 continue
             key = (x, y, w, h, area)
             fit = self._cache.get(key)
             if fit is None:
-                crop = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
-                fit = fit_blob(crop, r)
+                fit = fit_blob((labels[by : by + h, bx : bx + w] == i).astype(np.uint8), r)
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s
@@ -235,19 +250,58 @@ class Detector:
             for c in fit.centres:
                 centres.append((c + [x, y] + 0.5) / s - 0.5)
                 blurred.append(fit.smear)
+                owner.append(key)
         self._cache = cache
-        return self._pack(frame, np.asarray(centres, float).reshape(-1, 2), blurred, actors)
+        uv0 = np.asarray(centres, float).reshape(-1, 2)
+        return self._pack(frame, d, uv0, blurred, owner, actors)
 
-    def _pack(self, frame: Frame, uv0: np.ndarray, blurred: list[bool], actors: list) -> Detections:
+    def _pack(
+        self,
+        frame: Frame,
+        d: np.ndarray,
+        uv0: np.ndarray,
+        blurred: list[bool],
+        owner: list[tuple],
+        actors: list,
+    ) -> Detections:
         R = self.table.ball_radius
         act = np.asarray(actors, float).reshape(-1, 4)
         if len(uv0) == 0:
+            self._static = {}
             e = Detections.empty(frame.index, frame.t)
             return Detections(
                 frame.index, frame.t, e.uv, e.xy, e.radius, e.cls, e.score, e.blurred, act
             )
         radii = np.array([self.geo.radius_at(*((c + 0.5) * self.scale - 0.5)) for c in uv0])
-        uv, score, ring, bgr = refine_centres(frame.image, self.plate_full, uv0, radii, self.thr)
+        # balls standing still: same blob, same pixels -> keep the last refined values
+        n = len(uv0)
+        uv, score, ring, bgr = uv0.copy(), np.zeros(n), np.zeros(n), np.zeros((n, 3))
+        todo = np.ones(n, bool)
+        static: dict[tuple, tuple] = {}
+        ox, oy = self._bbox[:2]
+        for key in set(owner):
+            x, y, w, h, _ = key
+            patch = d[y - oy : y - oy + h, x - ox : x - ox + w]
+            idx = [k for k in range(n) if owner[k] == key]
+            old = self._static.get(key)
+            if old is not None and float(np.mean(np.abs(patch - old[0]))) < STATIC_DIFF:
+                for k, vals in zip(idx, old[1], strict=True):
+                    uv[k], score[k], ring[k], bgr[k] = vals
+                    todo[k] = False
+                static[key] = old
+            else:
+                static[key] = (patch.copy(), None, idx)
+        if todo.any():
+            new = refine_centres(
+                frame.image, self.plate_full, uv, radii, self.thr, self.pn, todo=todo
+            )
+            for arr, fresh in zip((uv, score, ring, bgr), new, strict=True):
+                arr[todo] = fresh[todo]
+        for key, entry in static.items():
+            if entry[1] is None:
+                idx = entry[2]
+                static[key] = (entry[0], [(uv[k], score[k], ring[k], bgr[k]) for k in idx], idx)
+        self._static = static
         xy = self.calib.pixel_to_table(uv, height=R)
         tol = 0.35 * R
         keep = (
@@ -282,8 +336,10 @@ def refine_centres(
     uv: np.ndarray,
     radii: np.ndarray,
     thr: float,
+    pn: np.ndarray,
     iters: int = 3,
     passes: int = 2,
+    todo: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
     pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours.
@@ -301,9 +357,9 @@ def refine_centres(
             nb = np.delete(out, i, axis=0)
             nb = nb[np.linalg.norm(nb - out[i], axis=1) < 3.0 * radii[i]]
             crowded |= len(nb) > 0
-            if p > 0 and len(nb) == 0:
+            if (p > 0 and len(nb) == 0) or (todo is not None and not todo[i]):
                 continue
-            res = _refine_one(img, plate, out[i], float(radii[i]), nb, thr, iters)
+            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters)
             if res is not None:
                 out[i], score[i], ring[i], bgr[i] = res
         if not crowded:
@@ -314,6 +370,7 @@ def refine_centres(
 def _refine_one(
     img: np.ndarray,
     plate: np.ndarray,
+    pn: np.ndarray,
     c: np.ndarray,
     r: float,
     nb: np.ndarray,
@@ -329,7 +386,7 @@ def _refine_one(
         return None
     roi = img[y0:y1, x0:x1].astype(np.float32)
     gx, gy = np.meshgrid(np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32))
-    wgt = np.clip((_plate_distance(roi, plate[y0:y1, x0:x1]) - 0.5 * thr) / thr, 0.0, 1.0)
+    wgt = np.clip((_plate_distance(roi, plate[y0:y1, x0:x1], pn) - 0.5 * thr) / thr, 0.0, 1.0)
 
     def cell(centre: np.ndarray) -> np.ndarray:
         ok = np.ones(gx.shape, bool)

@@ -72,6 +72,11 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
     major, minor, centroid = _axes(mask)
     if n_est > MAX_BALLS_PER_BLOB:
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
+    if n_est < 1.45:  # most blobs: one ball, no clustering needed
+        c = pts.mean(axis=0, keepdims=True).astype(float)
+        _, unexplained = _disk_cost(mask, c, r)
+        if unexplained <= 0.12:
+            return BlobFit(c, residual=unexplained)
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     best: tuple[float, np.ndarray, float] | None = None

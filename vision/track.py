@@ -83,6 +83,9 @@ class Tracker:
         self._name_counts: Counter = Counter()
         self._last_t: float | None = None
         self._frames_seen = 0
+        self._pockets = np.array(  # drop circles: centre x, y and radius, mm
+            [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
+        ).reshape(-1, 3)
 
     # ------------------------------------------------------------ kalman
     def _predict(self, tr: _Track, dt: float) -> None:
@@ -265,10 +268,10 @@ class Tracker:
 
     def _in_pocket(self, xy: np.ndarray) -> bool:
         """True when a centre (mm) is inside a pocket's drop circle (contract tables.Pocket)."""
-        return any(
-            (xy[0] - p.centre[0]) ** 2 + (xy[1] - p.centre[1]) ** 2 < (p.mouth_mm / 2) ** 2
-            for p in self.table.pockets
-        )
+        if not len(self._pockets):
+            return False
+        d2 = ((self._pockets[:, :2] - xy) ** 2).sum(axis=1)
+        return bool(np.any(d2 < self._pockets[:, 2] ** 2))
 
     def _into_pocket(self, tr: _Track, speed: float) -> bool:
         reach = self.cfg.pocket_reach_balls * self.table.ball_mm
