@@ -60,6 +60,8 @@ class ClipSpec:
     fps: float = 30.0
     skittles: bool = False
     description: str = ""
+    after: tuple[tuple[str, Point], ...] = ()
+    """Balls a hand puts back after the last stroke (id, mm)."""
     results: tuple[SimResult, ...] = field(default=(), compare=False, repr=False)
     """Simulations the scenario already ran for ``strokes`` (reused, else re-simulated)."""
 
@@ -324,9 +326,22 @@ def build_clip(spec: ClipSpec, params: Params | None = None) -> Clip:
             )
         b.stroke(st, res)
         b.hold(REST)
+    if spec.after:
+        for ball, at in spec.after:
+            b.respot(ball, at, spec.strokes[-1].player if spec.strokes else "A")
+        b.hold(REST)
     return Clip(spec, b.table, tuple(b.frames), tuple(b.shots), tuple(b.knocks))
 
 
 def replace_size(spec: ClipSpec, size: tuple[int, int]) -> ClipSpec:
     """The same clip for another picture size (the world and truth stay the same)."""
     return ClipSpec(**{**spec.__dict__, "size": tuple(size)})
+
+
+def first_strokes(spec: ClipSpec, n: int) -> ClipSpec:
+    """The clip cut after its first ``n`` strokes (a shorter clip of the same world)."""
+    if n >= len(spec.strokes):
+        return spec
+    return ClipSpec(
+        **{**spec.__dict__, "strokes": spec.strokes[:n], "results": spec.results[:n], "after": ()}
+    )

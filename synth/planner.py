@@ -190,6 +190,7 @@ class Planner:
             size=size,
             skittles=self.skittles,
             description=description,
+            after=tuple(self.pending),
             results=tuple(self.results),
         )
 

@@ -160,12 +160,11 @@ def _off_table(p: Planner, player: str) -> None:
 
 
 def pyramid_respot(seed: int) -> ClipSpec:
-    """A pot, then a ball off the table and its re-spot by hand, then a pot."""
+    """A pot, then a ball off the table, re-spotted by hand on the back spot at the end."""
     p = _midgame("pyramid-respot", seed, n=(5, 7))
     player = _pots(p, 1)
     _off_table(p, player)
-    _pots(p, 1, player="B" if player == "A" else "A")
-    return p.spec("pyramid mid-game: a pot, a ball off the table re-spotted by hand, a pot")
+    return p.spec("pyramid mid-game: a pot, then a ball off the table re-spotted by hand")
 
 
 def pyramid_knock(seed: int) -> ClipSpec:
