@@ -58,7 +58,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             from service.replays import ReplayRunner
 
             db = Database(settings.db_path)
-            broker = Broker()
+            broker = Broker(db)
             rt = Runtime(settings, db, MatchService(db, broker), broker)
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
             rt.extras["live"] = LiveManager(rt.service, settings)

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -13,15 +12,11 @@ from anyio import to_thread
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 
+from service.broker import sse_frame
 from service.deps import MAX_ID, ReaderDep, Runtime, RuntimeDep
 from service.routers.matches import ERR
 
 router = APIRouter(tags=["stream"])
-
-
-def _frame(ev_id: int, kind: str, data: dict) -> bytes:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return f"id: {ev_id}\nevent: {kind}\ndata: {body}\n\n".encode()
 
 
 async def _events(
@@ -32,15 +27,24 @@ async def _events(
         yield b"retry: 1000\n\n"
         while True:
             w[1].clear()
-            while True:  # drain everything after the last id sent
-                rows = await to_thread.run_sync(
-                    lambda a=after: rt.db.events(a, match_id=match_id, table_id=table_id)
-                )
-                for r in rows:
-                    after = r.id
-                    yield _frame(r.id, r.kind, r.data)
-                if len(rows) < 500:
-                    break
+            frames = rt.broker.since(after, match_id, table_id)
+            if frames is not None:  # recent: from the broker's ring
+                for ev_id, frame in frames:
+                    after = ev_id
+                    yield frame
+            else:  # resuming from further back: from the database, in pages
+                floor = rt.broker.floor  # everything up to it is committed: the pages see it
+                while True:
+                    rows = await to_thread.run_sync(
+                        lambda a=after: rt.db.events(a, match_id=match_id, table_id=table_id)
+                    )
+                    for r in rows:
+                        after = r.id
+                        yield sse_frame(r.id, r.kind, r.data)
+                    if len(rows) < 500:
+                        break
+                after = max(after, floor)
+                continue  # then the ring, for what came meanwhile
             if once:
                 return
             try:
