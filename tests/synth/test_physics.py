@@ -10,7 +10,7 @@ import pytest
 
 from contract.tables import load_table
 from synth.physics import G_MM, Params, pocket_targets, simulate
-from synth.planner import rack
+from synth.planner import rack, scatter
 from synth.skittles import SkittleSet
 
 PYR = load_table("pyramid-12ft")
@@ -189,3 +189,30 @@ def test_skittle_knocked_by_ball_and_chain_by_skittle():
 def test_bad_cue_ball_is_one_clear_error():
     with pytest.raises(ValueError, match="not on the table"):
         simulate(PYR, {"a": (100.0, 100.0)}, "b", 0.0, 1000.0)
+
+
+@pytest.mark.parametrize(
+    "table,seed", [("pyramid-12ft", 1), ("pyramid-9ft", 2), ("carom-match", 3), ("carom-match", 4)]
+)
+def test_random_hard_shots_keep_balls_apart_and_on_the_cloth(table, seed):
+    """Hard random shots among scattered balls: energy falls, no overlaps, and a ball is
+    never beyond a cushion nose except in a pocket's mouth."""
+    t = load_table(table)
+    r = t.ball_radius
+    rng = np.random.default_rng(seed)
+    pos = scatter(t, [str(i) for i in range(8)], rng)
+    sk = SkittleSet.for_table(t) if t.skittle_spots else None
+    res = simulate(t, pos, "0", rng.uniform(0, 2 * math.pi), 8000.0, 0.3, skittles=sk)
+    assert np.all(np.diff(res.energy) <= 1e-9 * res.energy[0])
+    assert _min_gap(res) >= 2 * r - 1e-6
+    corners = [(p.x, p.y) for p in t.pockets]
+    for k in range(len(res.pos)):
+        p = res.pos[k][res.active[k]]
+        out = (
+            (p[:, 0] < r - 1)
+            | (p[:, 0] > t.L - r + 1)
+            | (p[:, 1] < r - 1)
+            | (p[:, 1] > t.W - r + 1)
+        )
+        for q in p[out]:
+            assert corners and min(math.dist(q, c) for c in corners) < 110, (k, q)
