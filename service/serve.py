@@ -4,6 +4,7 @@ video as if live, opens a match on it and prints the scoreboard URL."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -17,7 +18,14 @@ def demo_setup(app_state: object, settings: Settings, video: Path, base_url: str
     rt = open_runtime(app_state, settings)
     spec = "carom-match" if "carom" in video.name else "pyramid-12ft"
     game = "carom-5pin" if spec == "carom-match" else "pyramid-free"
-    t = rt.db.add_table(f"demo: {video.name}", str(video), spec, None)
+    stem = video.name.rsplit(".", 1)[0]
+    truth = video.with_name(stem + ".truth.json")  # a fixture (contract §9): its game and table
+    if truth.is_file():
+        data = json.loads(truth.read_text(encoding="utf-8"))
+        game, spec = data.get("game", game), data.get("table", spec)
+    calib_file = video.with_name(stem + ".calib.json")
+    calib = json.loads(calib_file.read_text(encoding="utf-8")) if calib_file.is_file() else None
+    t = rt.db.add_table(f"demo: {video.name}", str(video), spec, calib)
     m = rt.service.create_match(
         {
             "game": game,
