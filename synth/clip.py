@@ -109,6 +109,21 @@ def _edge_outside(table: TableSpec, p: Point, out: float = 350.0) -> tuple[Point
     return (edge[0] - inward[0] * out, edge[1] - inward[1] * out), inward
 
 
+def _edge_distance(table: TableSpec, p: Point, direction: float) -> float:
+    """Distance (mm) from ``p`` along ``direction`` (radians) to the cushion-nose rectangle."""
+    dx, dy = math.cos(direction), math.sin(direction)
+    ts = []
+    if dx > 1e-9:
+        ts.append((table.L - p[0]) / dx)
+    elif dx < -1e-9:
+        ts.append(-p[0] / dx)
+    if dy > 1e-9:
+        ts.append((table.W - p[1]) / dy)
+    elif dy < -1e-9:
+        ts.append(-p[1] / dy)
+    return max(0.0, min(ts)) if ts else 0.0
+
+
 class _Builder:
     """Accumulates frames while the world state advances (internal to :func:`build_clip`)."""
 
@@ -220,12 +235,14 @@ class _Builder:
         c = self.pos[st.cue]
         sleeve = self.sleeves[st.player]
         lefty = bool(self.rng.random() < 0.15)
+        edge = _edge_distance(self.table, c, st.direction + math.pi)
         n_app = round(APPROACH * fps)
         k0 = len(self.frames) + n_app
         for i in range(n_app):
             tau = (i - n_app) / fps
             self._emit(
-                self._rest_poses(), stroke_actors(c, st.direction, tau, R, st.speed, sleeve, lefty)
+                self._rest_poses(),
+                stroke_actors(c, st.direction, tau, R, st.speed, sleeve, lefty, edge),
             )
         ids = res.ids
         for k in range(len(res.pos)):
@@ -244,7 +261,7 @@ class _Builder:
                     if pose is not None:
                         balls[b] = pose
             actors = (
-                stroke_actors(c, st.direction, tau, R, st.speed, sleeve, lefty)
+                stroke_actors(c, st.direction, tau, R, st.speed, sleeve, lefty, edge)
                 if tau <= WITHDRAW
                 else ()
             )

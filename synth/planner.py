@@ -118,6 +118,7 @@ class Planner:
         self.skittles = skittles
         self.params = params
         self.rng = np.random.default_rng([seed, 23])
+        self.looks = np.random.default_rng([seed, 29])  # cosmetic choices only (leans)
         self.strokes: list[Stroke] = []
         self.results: list[SimResult] = []
         self.pending: list[tuple[str, Point]] = []
@@ -137,6 +138,9 @@ class Planner:
         )
 
     def commit(self, st: Stroke, res: SimResult) -> None:
+        """Keep ``st`` and its outcome; a body leans in before about one stroke in four."""
+        if not st.lean and self.strokes and self.looks.random() < 0.25:
+            st = Stroke(**{**st.__dict__, "lean": True})
         if self.pending:
             st = Stroke(**{**st.__dict__, "respot": tuple(self.pending)})
             self.pending = []

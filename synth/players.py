@@ -52,9 +52,12 @@ def stroke_actors(
     ball_speed: float,
     sleeve: tuple[int, int, int],
     left_handed: bool = False,
+    edge: float = 0.0,
 ) -> tuple[Actor, ...]:
-    """The cue and bridge arm ``tau`` s from a strike of the ball at ``cue_ball`` (mm) in
-    ``direction`` (radians). Empty before the approach and after the withdrawal."""
+    """The cue, bridge arm, cue hand and torso ``tau`` s from a strike of the ball at
+    ``cue_ball`` (mm) in ``direction`` (radians). ``edge``: mm from the ball back along the
+    cue to the table's edge; the torso stays behind it (a player stands beside the table
+    and leans over it). Empty before the approach and after the withdrawal."""
     follow = min(60.0, 0.4 * ball_speed * 0.08)
     gap = _tip_gap(tau, follow)
     if not math.isfinite(gap):
@@ -74,10 +77,11 @@ def stroke_actors(
     back = Actor(
         "arm", tuple(grip), tuple(grip - side * 60.0 + d * 260.0), 220.0, colour_bgr=sleeve
     )
+    back_off = max(radius + 780.0, edge + 150.0) + enter
     torso = Actor(
         "body",
-        tuple(c - d * (radius + 780.0 + enter) + side * 120.0),
-        tuple(c - d * (radius + 1200.0 + enter)),
+        tuple(c - d * back_off + side * 120.0),
+        tuple(c - d * (back_off + 420.0)),
         height=380.0,
         size=(420.0, 230.0),
         colour_bgr=sleeve,
