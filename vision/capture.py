@@ -13,6 +13,7 @@ in the recorded (distorted) pixels of the video.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -52,6 +53,18 @@ def _is_stream(src: str | int) -> bool:
     return isinstance(src, int) or "://" in src
 
 
+def _open_capture(src: str | int) -> cv2.VideoCapture:
+    """Open with OpenCV; decoder threads follow ``OMP_NUM_THREADS`` when it is set (one
+    core means one decoding thread too)."""
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit() and int(threads) > 0 and not isinstance(src, int):
+        cap = cv2.VideoCapture(src, cv2.CAP_FFMPEG, [cv2.CAP_PROP_N_THREADS, int(threads)])
+        if cap.isOpened():
+            return cap
+        cap.release()
+    return cv2.VideoCapture(src)
+
+
 class VideoSource:
     """An opened video, image or camera. Iterate for :class:`Frame` values in order.
 
@@ -79,7 +92,7 @@ class VideoSource:
                     raise ContractError(self.name, "", "not a readable image")
                 self._still = img
                 return
-        cap = cv2.VideoCapture(src)
+        cap = _open_capture(src)
         if not cap.isOpened():
             cap.release()
             raise ContractError(self.name, "", "cannot open video (unreadable or unsupported)")

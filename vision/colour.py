@@ -15,7 +15,9 @@ BALL_COLOURS = {
 
 def is_ball_colour(basic: str, kind: str) -> bool:
     """False for colours no ball of this table kind has (hands, clothes, cue tips)."""
-    return basic != "skin" and basic in BALL_COLOURS.get(kind, set(BASIC))
+    if kind in BALL_COLOURS:
+        return basic in BALL_COLOURS[kind]
+    return True  # pool, snooker: every colour (a pale pink ball looks like skin)
 
 
 def basic_colour(bgr: np.ndarray) -> str:

@@ -83,7 +83,7 @@ class Detections:
         )
 
 
-DARK_WEIGHT = 0.45  # a pure darkening (shadow) counts this much
+DARK_WEIGHT = 0.35  # a pure darkening (shadow) counts this much
 BRIGHT_WEIGHT = 0.6  # a pure brightening (glare, projected light) counts this much
 
 
@@ -106,7 +106,7 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 LOCAL_FRACTION = 0.4
 STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stands still
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
-MAX_RING = 0.7  # a ball stands alone: little foreground just outside it (arms fail)
+MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
 
 
 class Detector:
@@ -177,13 +177,21 @@ class Detector:
         # the frames near and beyond the cushion noses (cushion faces, pockets).
         W, H = self.size
         s = self.scale
-        gu, gv = np.meshgrid(
-            ((np.arange(W) + 0.5) * s - 0.5) / w, ((np.arange(H) + 0.5) * s - 0.5) / h
-        )
-        plate = _poly_basis(gu.astype(np.float32), gv.astype(np.float32)) @ coef.astype(np.float32)
-        plate = plate.astype(np.float32)
-        del gu, gv
-        full_med = np.median(np.stack(images), axis=0) if len(images) > 1 else images[0]
+        u = (((np.arange(W) + 0.5) * s - 0.5) / w).astype(np.float32)
+        coef32 = coef.astype(np.float32)
+        plate = np.empty((H, W, 3), np.float32)
+        for y0 in range(0, H, 64):  # in bands of rows: bounded memory at any picture size
+            y1 = min(H, y0 + 64)
+            v = (((np.arange(y0, y1) + 0.5) * s - 0.5) / h).astype(np.float32)
+            gu, gv = np.meshgrid(u, v)
+            plate[y0:y1] = _poly_basis(gu, gv) @ coef32
+        if len(images) > 1:
+            full_med = np.empty_like(images[0])
+            for y0 in range(0, H, 64):
+                band = np.stack([im[y0 : y0 + 64] for im in images])
+                full_med[y0 : y0 + 64] = np.median(band, axis=0).astype(np.uint8)
+        else:
+            full_med = images[0]
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
         for p in self.table.pockets:  # pocket holes are not cloth
             c = self.calib.table_to_pixel(np.array([p.centre]))[0]

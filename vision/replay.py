@@ -153,6 +153,8 @@ def track_video(
             for frame in src:
                 rows = tracker.update(det.detect(frame))
                 parts.append(rows)
+                if len(parts) >= 900:  # keep few arrays: memory grows only with the rows
+                    parts = [_concat(parts)]
                 if ann is not None:
                     ann.draw(frame.image, rows)
                 n += 1
