@@ -167,40 +167,66 @@ def _ball_centres(img: np.ndarray, cal: Calibration, table: TableSpec) -> np.nda
     return cen[1:]
 
 
+def _ball_positions(img: np.ndarray, cal: Calibration, table: TableSpec) -> np.ndarray:
+    """Ball centres in table mm (parallax-corrected): the vision's detector when it is
+    there, else the simple blob finder above."""
+    try:
+        from vision.capture import Frame
+        from vision.detect import Detector
+    except ImportError:
+        return cal.pixel_to_table(_ball_centres(img, cal, table), table.ball_radius)
+    det = Detector(cal, table, (img.shape[1], img.shape[0]))
+    det.fit_background([img])
+    return det.detect(Frame(0, 0.0, img)).xy
+
+
+TRUTH_FRAMES = {  # testcases.json (centre origin) -> contract §1 mm, per reading
+    "as-is": (1.0, 1.0),
+    "other end": (-1.0, -1.0),
+    "mirrored y": (1.0, -1.0),
+    "mirrored x": (-1.0, 1.0),
+}
+
+
 def snooker_check(quick: bool) -> dict:
-    """Ball positions from the calibration vs testcases.json (either end), mm."""
+    """Ball positions from the calibration (and a ball finder) vs testcases.json, mm.
+
+    The file's frame is centred; it is compared under each reading of TRUTH_FRAMES and
+    the reading that fits best over all images is reported (the README allows either
+    end; the file's y axis may also run the other way)."""
     folder = FOOTAGE / "snooker-small-ceiling"
-    cases = json.loads((folder / "testcases.json").read_text())["cases"]
+    cases = json.loads((folder / "testcases.json").read_text())["cases"][: 3 if quick else None]
     table = load_table("snooker-small")
-    errs, found, total = [], 0, 0
-    for case in cases[: 3 if quick else None]:
+    centre = np.array([table.L / 2, table.W / 2])
+    found = []
+    for case in cases:
         img = cv2.imread(str(folder / Path(case["image"]).name))
         cal = Calibration(fit_plate(img, table).calib)
-        xy = cal.pixel_to_table(_ball_centres(img, cal, table), table.ball_radius)
-        truth = np.array([(b["x"] + 940.5, b["y"] + 471.5) for b in case["balls"]])
-        best = None
-        for tr in (truth, np.array([table.L, table.W]) - truth):  # either end
-            d = (
-                np.linalg.norm(tr[:, None] - xy[None], axis=2)
-                if len(xy)
-                else np.full((len(tr), 1), np.inf)
-            )
-            e = d.min(axis=1)
-            if best is None or np.median(e) < np.median(best):
-                best = e
-        total += len(truth)
-        ok = best < 30
-        found += int(ok.sum())
-        errs.extend(best[ok].tolist())
-    e = np.array(errs)
+        raw = np.array([(b["x"], b["y"]) for b in case["balls"]])
+        found.append((raw, _ball_positions(img, cal, table)))
+    best = None
+    for name, sign in TRUTH_FRAMES.items():
+        errs = []
+        for raw, xy in found:
+            tr = raw * np.array(sign) + centre
+            if len(xy) == 0:
+                errs.extend([np.inf] * len(tr))
+                continue
+            errs.extend(np.linalg.norm(tr[:, None] - xy[None], axis=2).min(axis=1).tolist())
+        e = np.array(errs)
+        if best is None or np.median(e) < np.median(best[1]):
+            best = (name, e)
+    name, e = best
+    ok = e[e < 30]
     return {
-        "images": len(cases[: 3 if quick else None]),
-        "balls": total,
-        "matched": found,
-        "mean_mm": float(e.mean()) if len(e) else None,
-        "median_mm": float(np.median(e)) if len(e) else None,
-        "p90_mm": float(np.percentile(e, 90)) if len(e) else None,
-        "within_10mm": float(np.mean(e <= 10)) if len(e) else None,
+        "images": len(cases),
+        "balls": len(e),
+        "truth_frame": name,
+        "matched_30mm": int(len(ok)),
+        "median_mm": float(np.median(ok)) if len(ok) else None,
+        "mean_mm": float(ok.mean()) if len(ok) else None,
+        "p90_mm": float(np.percentile(ok, 90)) if len(ok) else None,
+        "within_10mm_of_all": float(np.mean(e <= 10)),
     }
 
 

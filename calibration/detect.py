@@ -238,7 +238,7 @@ def _peaks(g: np.ndarray, lvl: float) -> np.ndarray:
     return np.nonzero((g[1:-1] >= lvl) & (g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:]))[0] + 1
 
 
-def _nose_index(d: np.ndarray, noise: float) -> int | None:
+def _nose_index(d: np.ndarray, noise: float, scale_from: np.ndarray | None = None) -> int | None:
     """Index of the cushion nose on one profile (``d``: lightness gain going outward, per
     sample; index grows inwards; ``noise``: its noise level on the cloth).
 
@@ -247,7 +247,8 @@ def _nose_index(d: np.ndarray, noise: float) -> int | None:
     clear darkening met first (the shadow's edge) is followed by the brightening within
     a few samples when there is one, else it is the edge itself."""
     mag = np.abs(d)
-    top = float(mag.max())
+    top = float(mag[scale_from].max()) if scale_from is not None and scale_from.any() else 0.0
+    top = top if top >= max(1.5, 6 * noise) else float(mag.max())
     if top < max(1.5, 6 * noise):
         return None
     pk = _peaks(mag, max(0.3 * top, 6 * noise))
@@ -272,10 +273,13 @@ def side_edges(
     reach_px: float,
     n: int = 120,
     skip_middle: float = 0.0,
+    guard_px: float = 0.0,
 ) -> np.ndarray:
     """Sub-pixel points where the flat cloth ends, scanning outward from inside the
     surface across the side a->b (px). ``reach_px``: how far inside the side's line to
-    start. Returns (M, 2) recorded px (M <= n; profiles with no clear edge are dropped)."""
+    start. ``guard_px``: edges closer than this inside the side's line (the rail's edge
+    when the cushion tops share the cloth's colour) do not set the strength scale.
+    Returns (M, 2) recorded px (M <= n; profiles with no clear edge are dropped)."""
     t = np.linspace(0.05, 0.95, n)
     if skip_middle > 0:
         t = t[np.abs(t - 0.5) > skip_middle]
@@ -291,7 +295,7 @@ def side_edges(
     noise = float(1.4826 * np.median(np.abs(inner - np.median(inner)))) if inner.size else 0.5
     keep: list[np.ndarray] = []
     for i in range(len(t)):
-        k = _nose_index(np.where(usable, out_d[i], 0.0), noise)
+        k = _nose_index(np.where(usable, out_d[i], 0.0), noise, s >= guard_px)
         if k is None:
             continue
         g = out_d[i]

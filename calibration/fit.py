@@ -199,7 +199,17 @@ def _edges_for_quad(
             end = (table.corner_mouth_mm + 2 * table.cushion_mm) / (length + 2 * table.cushion_mm)
             if long:
                 skip = (table.middle_mouth_mm / 2 + table.cushion_mm + 30) / length
-        pts = side_edges(lab, cloth, a, b, nrm, reach, n=160 if long else 90, skip_middle=skip)
+        pts = side_edges(
+            lab,
+            cloth,
+            a,
+            b,
+            nrm,
+            reach,
+            n=160 if long else 90,
+            skip_middle=skip,
+            guard_px=0.4 * table.cushion_mm * scale,
+        )
         if len(pts):
             tt = (pts - a) @ (b - a) / np.dot(b - a, b - a)
             pts = pts[(tt > end) & (tt < 1 - end)]
