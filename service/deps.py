@@ -54,6 +54,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
         runtimes: dict[str, Runtime] = app_state.__dict__.setdefault("runtimes", {})
         rt = runtimes.get(key)
         if rt is None:
+            from service.calibrate import Calibrator
             from service.live import LiveManager
             from service.replays import ReplayRunner
 
@@ -62,6 +63,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             rt = Runtime(settings, db, MatchService(db, broker), broker)
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
             rt.extras["live"] = LiveManager(rt.service, settings)
+            rt.extras["calibrate"] = Calibrator(db, settings, broker)
             runtimes[key] = rt
         return rt
 

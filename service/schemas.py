@@ -42,6 +42,9 @@ class TableStatus(BaseModel):
     restarts: int = 0
     last_error: str | None = None
     last_calibration_check: float | None = None
+    calibration: dict = Field(
+        default_factory=dict, description="automatic calibration: state, at, error, rms_mm"
+    )
     vision: str | None = Field(default=None, description="why no shots come, if none can")
 
 

@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     cors_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     max_body_bytes: int = Field(default=1_000_000, gt=0, description="JSON request body limit")
     max_upload_bytes: int = Field(default=4_000_000_000, gt=0, description="video upload limit")
+    auto_calibrate: bool = Field(default=True, description="calibrate tables registered without")
     sse_ping_s: float = Field(default=15.0, gt=0, description="SSE keep-alive comment period")
 
     @field_validator("cors_origins", mode="before")

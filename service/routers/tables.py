@@ -25,6 +25,8 @@ class LiveIn(BaseModel):
 
 def table_out(rt: RuntimeDep, t: TableRow) -> TableOut:
     st = rt.extras["live"].status(t.id)
+    cal = rt.extras["calibrate"].status(t.id)
+    st = {**st, "calibration": cal, "last_calibration_check": cal.get("at")}
     return TableOut(
         id=t.id,
         name=t.name,
@@ -53,6 +55,8 @@ def register_table(body: TableIn, rt: RuntimeDep, who: WriterDep) -> TableOut:
     if body.calibration is not None:
         calibration_from_json(body.calibration, "calibration")
     t = rt.db.add_table(body.name, source, spec, body.calibration)
+    if body.calibration is None and rt.settings.auto_calibrate:
+        rt.extras["calibrate"].start(t)
     return table_out(rt, t)
 
 
@@ -79,6 +83,15 @@ def put_calibration(
     calibration_from_json(body, "CALIB.json")
     rt.db.set_calibration(table_id, body)
     return table_out(rt, _table(rt, table_id))
+
+
+@router.post("/{table_id}/calibrate", status_code=202, responses=ERR)
+def calibrate(table_id: TableId, rt: RuntimeDep, who: WriterDep) -> TableOut:
+    """Calibrate the table automatically from its source (a video file, or one camera frame);
+    follow ``status.calibration``; on success the table's CALIB.json is replaced."""
+    t = _table(rt, table_id)
+    rt.extras["calibrate"].start(t)
+    return table_out(rt, t)
 
 
 @router.post("/{table_id}/live", responses=ERR)

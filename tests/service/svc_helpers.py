@@ -32,6 +32,7 @@ def make_settings(tmp: Path, **kw: object) -> Settings:
         "db": str(tmp / "t.db"),
         "data": tmp / "data",
         "video_dir": tmp / "videos",
+        "auto_calibrate": False,
     }
     return Settings(**{**base, **kw})
 

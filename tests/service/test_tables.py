@@ -95,3 +95,46 @@ def test_live_errors(client: TestClient) -> None:
     assert r.status_code == 404 and r.json()["detail"] == "match 5 not found"
     assert client.post("/tables/9/live", json={"match_id": 1}, headers=AUTH).status_code == 404
     assert client.get("/tables/9").status_code == 404
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "videos"
+
+
+def _wait_calibration(c: TestClient, tid: int, timeout: float = 120.0) -> dict:
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        t = c.get(f"/tables/{tid}").json()
+        if t["status"]["calibration"].get("state") in ("done", "failed"):
+            return t
+        time.sleep(0.2)
+    raise AssertionError(t)
+
+
+@pytest.mark.skipif(not (FIXTURES / "pyramid-break.mp4").is_file(), reason="no fixture clip")
+def test_automatic_calibration_of_a_fixture(tmp_path: Path) -> None:
+    s = make_settings(tmp_path, video_dir=FIXTURES, auto_calibrate=True)
+    with client_for(s) as c:
+        r = c.post("/tables", json={"name": "T", "source": "pyramid-break.mp4"}, headers=AUTH)
+        assert r.status_code == 201 and r.json()["status"]["calibration"]["state"] == "running"
+        t = _wait_calibration(c, r.json()["id"])
+        assert t["status"]["calibration"]["state"] == "done", t
+        assert t["calibrated"] is True and t["status"]["last_calibration_check"] > 0
+        assert 0 < t["status"]["calibration"]["rms_mm"] < 5
+
+
+@pytest.mark.parametrize(("source", "error"), [("0", "camera 0: no frame"), ("junk.mp4", "exit ")])
+def test_calibration_failure_is_recorded(
+    client: TestClient, settings, source: str, error: str
+) -> None:
+    (settings.video_dir / "junk.mp4").write_bytes(b"junk")
+    t = client.post("/tables", json={"name": "T", "source": source}, headers=AUTH).json()
+    assert t["status"]["calibration"] == {}  # auto_calibrate off in these settings
+    r = client.post(f"/tables/{t['id']}/calibrate", headers=AUTH)
+    assert r.status_code == 202
+    t = _wait_calibration(client, t["id"])
+    cal = t["status"]["calibration"]
+    assert cal["state"] == "failed" and cal["error"].startswith(error) and t["calibrated"] is False
+    assert client.post("/tables/99/calibrate", headers=AUTH).status_code == 404
+    assert client.post(f"/tables/{t['id']}/calibrate").status_code == 401
