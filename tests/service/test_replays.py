@@ -163,3 +163,35 @@ def test_interrupted_jobs_fail_on_restart(tmp_path: Path) -> None:
     with client_for(s) as c:
         j = c.get(f"/replays/{r.id}").json()
     assert j["status"] == "failed" and j["error"] == "interrupted by a service restart"
+
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "videos"
+
+
+@pytest.mark.skipif(not (FIXTURES / "pyramid-break.mp4").is_file(), reason="no fixture clip")
+def test_replay_a_fixture_end_to_end(tmp_path: Path) -> None:
+    """The whole replay path on a synthetic fixture: job, progress, MATCH.json, video."""
+    from contract.match import match_from_json
+
+    s = make_settings(tmp_path, video_dir=FIXTURES)
+    calib = json.loads((FIXTURES / "pyramid-break.calib.json").read_text())
+    with client_for(s) as c:
+        body = {"video": "pyramid-break.mp4", "game": "pyramid-free", "calibration": calib}
+        job = c.post("/replays", json=body, headers=AUTH).json()
+        done = wait_done(c, job["id"], timeout=240)
+        assert done["status"] == "done", done
+        assert done["progress"] == 1.0 and done["has_annotated"] is True
+        m = match_from_json(c.get(f"/replays/{job['id']}/match.json").json())
+        assert m.game == "pyramid-free" and m.video is not None and m.video.frames > 0
+        r = c.get(f"/replays/{job['id']}/annotated.mp4")
+        assert (
+            r.status_code == 200
+            and r.headers["content-type"] == "video/mp4"
+            and len(r.content) > 1000
+        )
+        progress = [
+            e
+            for e in c.get("/stream", params={"once": True}).text.split("\n\n")
+            if "event: replay" in e
+        ]
+        assert len(progress) >= 3  # queued/running, some progress, done
