@@ -62,11 +62,17 @@ def run_cli(args: argparse.Namespace) -> int:
     app = create_app(settings)
     app.dependency_overrides[get_settings] = lambda: settings
     base = f"http://{args.host}:{args.port}"
+    from service.deps import open_runtime
+
+    open_runtime(app.state, settings)  # a database that cannot open fails here, in one line
     if demo:
         url = demo_setup(app.state, settings, video, base)
         print(f"scoreboard: {url}  (ru: {url}?lang=ru)", flush=True)
     if not settings.token:
         print("tablemon: TABLEMON_TOKEN is not set: the service is read-only", file=sys.stderr)
     print(f"API docs: {base}/docs", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    # open SSE streams never end by themselves: give them 3 s on shutdown, then close
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3
+    )
     return 0
