@@ -129,6 +129,7 @@ class Detector:
         if not np.isfinite(r0) or r0 < 1.5:
             raise ValueError(f"calibration gives a ball radius of {r0:.2f} px: table not in view")
         self.scale = 1.0 / max(1, int(round(r0 / work_radius)))  # integer: fast INTER_AREA
+        self._fast_resize = self.scale <= 1 / 3
         self.geo = TableGeometry.build(calib, table, size, self.scale)
         self.region = cv2.bitwise_or(self.geo.inner, self.geo.band)
         self._bbox = cv2.boundingRect(self.region)  # work px: only this part is examined
@@ -152,6 +153,8 @@ class Detector:
             )
         if self.scale >= 1.0:
             return img
+        if self._fast_resize:  # point samples (noisier, many times cheaper than INTER_AREA)
+            return cv2.resize(img, self.geo.work_size, interpolation=cv2.INTER_LINEAR)
         return cv2.resize(img, self.geo.work_size, interpolation=cv2.INTER_AREA)
 
     def fit_background(self, images: list[np.ndarray]) -> None:
@@ -185,13 +188,6 @@ class Detector:
             v = (((np.arange(y0, y1) + 0.5) * s - 0.5) / h).astype(np.float32)
             gu, gv = np.meshgrid(u, v)
             plate[y0:y1] = _poly_basis(gu, gv) @ coef32
-        if len(images) > 1:
-            full_med = np.empty_like(images[0])
-            for y0 in range(0, H, 64):
-                band = np.stack([im[y0 : y0 + 64] for im in images])
-                full_med[y0 : y0 + 64] = np.median(band, axis=0).astype(np.uint8)
-        else:
-            full_med = images[0]
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
         for p in self.table.pockets:  # pocket holes are not cloth
             c = self.calib.table_to_pixel(np.array([p.centre]))[0]
@@ -199,9 +195,13 @@ class Detector:
             rr = r * (p.mouth_mm / 2 + 1.8 * self.table.ball_radius) / self.table.ball_radius
             cv2.circle(core, (int(round(c[0])), int(round(c[1]))), int(rr), 0, -1)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
-        plate[~core] = full_med[~core]
+        outside = ~core
+        if len(images) > 1:  # per-pixel median of the frames, only where it is used
+            plate[outside] = np.median(np.stack([im[outside] for im in images]), axis=0)
+        else:
+            plate[outside] = images[0][outside]
         self.plate_full = plate
-        self.plate = cv2.resize(plate, self.geo.work_size, interpolation=cv2.INTER_AREA)
+        self.plate = self._work(plate)
         pn = np.median(self.plate[inner], axis=0)
         self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
         d = _plate_distance(work[0], self.plate, self.pn)[inner]

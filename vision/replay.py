@@ -26,7 +26,7 @@ from vision.detect import Detector
 from vision.geometry import surface_outline_mm
 from vision.track import Tracker
 
-BACKGROUND_FRAMES = 9
+BACKGROUND_FRAMES = 7
 
 
 @dataclass(frozen=True)

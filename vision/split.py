@@ -47,7 +47,7 @@ def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
         return pts.mean(axis=0, keepdims=True)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.02)
     cv2.setRNGSeed(12345)
-    _, _, centres = cv2.kmeans(pts, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    _, _, centres = cv2.kmeans(pts, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
     return centres.astype(float)
 
 
