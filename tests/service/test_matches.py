@@ -157,3 +157,34 @@ def test_ids_out_of_range_are_422(client: TestClient, path: str) -> None:
     """Found by the schema fuzz: an id past SQLite's integers was a 500."""
     r = client.get(path)
     assert r.status_code == 422 and r.json()["detail"]
+
+
+def test_concurrent_writers_keep_order(client: TestClient) -> None:
+    """Shots and corrections from many threads at once: every shot stored once, indexes
+    1..n, every correction audited."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    mid = new_match(client)["id"]
+
+    def post(i: int) -> int:
+        return client.post(
+            f"/matches/{mid}/shots", json=shot(frame=100 * i), headers=AUTH
+        ).status_code
+
+    def foul(i: int) -> int:
+        return client.post(
+            f"/matches/{mid}/referee/fouls", json={"foul": "push", "shot": 1}, headers=AUTH
+        ).status_code
+
+    assert post(0) == 201
+    with ThreadPoolExecutor(6) as ex:
+        codes = list(ex.map(post, range(1, 9))) + list(ex.map(foul, range(3)))
+    assert codes == [201] * 8 + [200] * 3
+    shots = client.get(f"/matches/{mid}/shots").json()["shots"]
+    assert [s["index"] for s in shots] == list(range(1, 10))
+    assert (
+        len([a for a in client.get(f"/matches/{mid}/audit").json() if a["action"] == "add_foul"])
+        == 3
+    )
+    st = client.get(f"/matches/{mid}/state").json()
+    assert st["shot_no"] == 9
