@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from contract.tables import load_table
 from service.core import NotFound
@@ -61,12 +61,18 @@ def _build(rt: RuntimeDep, c, lang: str) -> ScoreboardOut:
     )
 
 
-@router.get("/scoreboard/matches/{match_id}.json", responses=ERR)
+@router.get("/scoreboard/matches/{match_id}.json", responses=ERR, response_model=ScoreboardOut)
 def match_scoreboard(
     match_id: MatchId, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
-) -> ScoreboardOut:
-    """The overlay object of a match; ``rev`` grows on every change."""
-    return scoreboard(rt, match_id, lang)
+) -> Response:
+    """The overlay object of a match; ``rev`` grows on every change. Serialised once per
+    rev and language (pollers get the same bytes until something changes)."""
+
+    def build(c: object) -> bytes:
+        return scoreboard(rt, match_id, lang).model_dump_json().encode()
+
+    body = rt.service.memo(("scoreboard-bytes", lang), match_id, build)
+    return Response(content=body, media_type="application/json")
 
 
 @router.get("/scoreboard/tables/{table_id}.json", responses=ERR)
