@@ -290,7 +290,7 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
     front = "assumed"
     if table.kind == "pyramid":
         hi, lo = max(ev), min(ev)
-        if hi > 8 and hi > 1.5 * lo:
+        if hi > 4 and hi > 2 * lo:
             front = "house-line"
             if ev[1] > ev[0]:
                 H = flip_end(H, table.L, table.W)
@@ -334,7 +334,7 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         if name == "spotting":
             continue
         sc, _ = mk.line_score(light, tp, a, b)
-        if sc > 8:
+        if sc > 4:
             mid = tp(np.array([((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)]))[0]
             found[f"line:{name}"] = (float(mid[0]), float(mid[1]))
     cl = float(np.median(light[h // 3 : 2 * h // 3 : 4, w // 3 : 2 * w // 3 : 4]))

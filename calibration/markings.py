@@ -90,16 +90,14 @@ def line_score(
     off = np.arange(-reach, reach + 0.5, 0.5)
     xy = p[:, None, :] + off[None, :, None] * nrm[None, None, :]
     prof = _sample(light, xy)
-    prof = prof - np.median(prof, axis=1, keepdims=True)
-    mean = np.median(prof, axis=0)
-    width = max(2, int(round(2 * max(1.0, 4 * s_px))))  # half a line's neighbourhood (samples)
-    base = median_filter(mean, size=2 * width + 1, mode="nearest")
-    hp = mean - base
-    noise = 1.4826 * np.median(np.abs(prof - np.median(prof, axis=0)), axis=0).mean() / np.sqrt(n)
-    noise = max(noise, 0.15)
+    width = max(4, int(round(2 * max(2.0, 6 * s_px))))  # samples: wider than a line
+    prof = prof - median_filter(prof, size=(1, 2 * width + 1), mode="nearest")  # high-pass
+    mean = np.median(prof, axis=0)  # robust to balls lying on the line
     inner = np.abs(off) <= search_mm * s_px
-    k = int(np.argmax(np.where(inner, np.abs(hp), -1)))
-    return float(abs(hp[k]) / noise), float(off[k])
+    k = int(np.argmax(np.where(inner, np.abs(mean), -1)))
+    away = np.abs(off - off[k]) > 3  # px: the aggregated profile's own noise elsewhere
+    noise = max(float(1.4826 * np.median(np.abs(mean[away] - np.median(mean[away])))), 0.3)
+    return float(abs(mean[k]) / noise), float(off[k])
 
 
 def pocket_dark(
