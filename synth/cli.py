@@ -22,8 +22,8 @@ SIZES = {"1080": (1920, 1080), "720": (1280, 720)}
 # name, scenario, seed, size, strokes kept (0: all): the committed fixtures, kept short
 # (fixtures/videos/README.md)
 FIXTURES: tuple[tuple[str, str, int, str, int], ...] = (
-    ("pyramid-break", "pyramid-break", 8, "720", 1),
-    ("pyramid-respot", "pyramid-respot", 7, "720", 0),
+    ("pyramid-break", "pyramid-break", 0, "720", 1),
+    ("pyramid-respot", "pyramid-respot", 1, "720", 0),
     ("carom-5pin-break", "carom-5pin-break", 0, "720", 1),
     ("pyramid-knock-1080", "pyramid-knock", 5, "1080", 0),
 )

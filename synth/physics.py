@@ -42,8 +42,8 @@ class Params:
     jump_speed: float = 1500.0  # mm/s: a ``jump`` ball faster than this leaves the table
     substeps: int = 6  # per video frame
     max_time: float = 40.0
-    corner_mouth_balls: float = 1.45
-    middle_mouth_balls: float = 1.6
+    corner_mouth_balls: float = 1.25
+    middle_mouth_balls: float = 1.4
     drop_depth: float = 0.25
 
 

@@ -115,6 +115,29 @@ def test_balls_aimed_at_a_pocket_mostly_fall():
 
 
 @pytest.mark.parametrize(
+    "pocket,axis,lateral,falls",
+    [
+        ("front-left", (-1, -1), 0.0, True),
+        ("front-left", (-1, -1), 8.0, True),
+        ("front-left", (-1, -1), -8.0, True),
+        ("front-left", (-1, -1), 30.0, False),  # into the jaw: a real pyramid pocket is tight
+        ("front-left", (-1, -1), -30.0, False),
+        ("middle-right", (0, 1), 0.0, True),
+        ("middle-right", (0, 1), 12.0, True),
+        ("middle-right", (0, 1), 38.0, False),
+    ],
+)
+def test_straight_in_pot_window(pocket, axis, lateral, falls):
+    """Straight at the pocket along its axis, ``lateral`` mm off the mouth's middle."""
+    ax = np.array(axis, float) / np.hypot(*axis)
+    perp = np.array([-ax[1], ax[0]])
+    target = np.array(pocket_targets(PYR)[pocket]) + perp * lateral
+    start = target - ax * 800
+    res = simulate(PYR, {"a": tuple(start)}, "a", math.atan2(ax[1], ax[0]), 1500.0)
+    assert any(e["type"] == "pocket" for e in res.events) == falls
+
+
+@pytest.mark.parametrize(
     "start,angle,expect",
     [
         ((800.0, 900.0), math.pi, "front"),  # straight into the front cushion, mid-table
