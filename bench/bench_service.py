@@ -167,6 +167,7 @@ async def _load(url: str, pollers: int, sse: int, seconds: float, shot_rate: flo
     n_shots = max(1, int(seconds * shot_rate))
     shots, source = _shots(n_shots)
     poll_ms: list[float] = []
+    poll_at: list[float] = []
     errors = {"poll": 0, "shot": 0}
     posted: dict[int, float] = {}
     received: list[set[int]] = [set() for _ in range(sse)]
@@ -187,6 +188,7 @@ async def _load(url: str, pollers: int, sse: int, seconds: float, shot_rate: flo
                     if status != 200:
                         raise OSError(status)
                     poll_ms.append((time.perf_counter() - t0) * 1000)
+                    poll_at.append(t0)
                 except (OSError, asyncio.IncompleteReadError, ValueError):
                     errors["poll"] += 1
                     conn.close()
@@ -248,7 +250,14 @@ async def _load(url: str, pollers: int, sse: int, seconds: float, shot_rate: flo
         text = (await c.get("/stream", params={"match_id": mid, "once": True})).text
     log = {int(x[4:]) for x in text.splitlines() if x.startswith("id: ")}
     misses = [len(log - got) for got in received]
+    shot_at = np.array(sorted(posted.values()))
+    near = []
+    for at, ms in zip(poll_at, poll_ms, strict=True):
+        k = np.searchsorted(shot_at, at + ms / 1000)  # shots posted before the poll ended
+        near.append(k > 0 and at + ms / 1000 - shot_at[k - 1] < 0.5)
     return {
+        "poll_near_shot_ms": [m for m, n in zip(poll_ms, near, strict=True) if n],
+        "poll_quiet_ms": [m for m, n in zip(poll_ms, near, strict=True) if not n],
         "poll_ms": poll_ms,
         "lag_ms": lag_ms,
         "errors": errors,
@@ -285,6 +294,9 @@ def run(out_dir: Path, quick: bool) -> dict:
         "poll_p50_ms": _pct(r["poll_ms"], 50),
         "poll_p99_ms": _pct(r["poll_ms"], 99),
         "poll_max_ms": round(max(r["poll_ms"]), 2) if r["poll_ms"] else None,
+        "poll_p99_quiet_ms": _pct(r["poll_quiet_ms"], 99),
+        "polls_near_shot": len(r["poll_near_shot_ms"]),
+        "poll_p99_near_shot_ms": _pct(r["poll_near_shot_ms"], 99),
         "sse_events_logged": r["events"],
         "sse_misses_total": int(sum(r["misses"])),
         "sse_clients_missing": int(sum(1 for m in r["misses"] if m)),
@@ -295,6 +307,7 @@ def run(out_dir: Path, quick: bool) -> dict:
         "target_p99_ms": 50.0,
         "p99_ok": bool(r["poll_ms"]) and _pct(r["poll_ms"], 99) < 50.0,
         "cpu_count": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
     }
     print(f"{'figure':<22} value")
     for k, v in res.items():
