@@ -200,7 +200,7 @@ class Tracker:
             if id(tr) not in matched:
                 self._missed(tr, det)
             elif self._in_pocket(tr.last_xy):
-                tr.state = "pocketed"
+                tr.state = "pocketed" if tr.state == "active" else "dropped"
         for j in cols:
             if self._in_pocket(det.xy[j]):
                 continue
@@ -288,7 +288,11 @@ class Tracker:
 
     def _confirm(self, tr: _Track) -> list[tuple]:
         cls = tr.cls
-        lost = [t for t in self.tracks if t.state in ("lost", "pocketed") and t.cls == cls]
+        lost = [
+            t
+            for t in self.tracks
+            if t.state in ("lost", "pocketed") and t.cls == cls and t.name is not None
+        ]
         if lost:  # a re-spotted ball: the nearest lost one of its class
             old = min(lost, key=lambda t: float(np.linalg.norm(t.last_xy - tr.x[:2])))
             tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes

@@ -148,3 +148,16 @@ def test_still_image_one_frame_is_confirmed_and_spurious_flicker_is_not():
     ]
     tr = _run(Tracker(t), frames)
     assert tr.ids() == ["red"]
+
+
+def test_new_ball_vanishing_into_a_pocket_leaves_no_nameless_track():
+    t = load_table("pool-9ft")
+    p = t.pocket("back-right")
+    c = np.array(p.centre)
+    near = c - 70.0  # outside the drop circle (radius mouth/2), then just inside it
+    inside = c - 25.0
+    frames = [([near], ["red"]), ([inside], ["red"])]
+    frames += [([[800.0, 600.0]], ["red"])] * 6
+    tr = _run(Tracker(t), frames)
+    assert all(isinstance(i, str) and i for i in tr.id)
+    assert tr.ids() == ["red1"]
