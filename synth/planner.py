@@ -199,7 +199,8 @@ class Planner:
         )
 
     # ------------------------------------------------------------ aims
-    def on_table(self, positions: bool = True) -> dict[str, Point]:
+    def on_table(self) -> dict[str, Point]:
+        """Positions (mm) of the balls on the cloth, with any pending re-spots placed."""
         pos = dict(self.pos)
         for b, at in self.pending:
             pos[b] = at
