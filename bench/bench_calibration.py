@@ -125,7 +125,7 @@ def _knock(table, rend, poses, plate, calib, cam1, rng) -> dict:
         ev = mon.update(f, i, i / FPS)
         if ev is not None:
             moved_at = ev.frame
-        if moved_at is not None and mon._pending is None:
+        if moved_at is not None and not mon.recalibrating:
             done_at = i
             break
     out = {

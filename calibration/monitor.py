@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.detect import _sample
+from calibration.detect import NoTableError, _sample
 from calibration.fit import fit_plate
 from calibration.plate import median_plate
 from contract.calib import Calibration, CalibrationFile
@@ -61,14 +61,17 @@ class CalibrationMonitor:
 
     ``update(frame, index, t)`` returns a ``camera_moved`` Event (contract) once the camera
     has been seen moved for ``confirm`` consecutive checks, then collects ``collect``
-    frames and recalibrates from their median; ``calibration`` is the current one."""
+    frames and recalibrates from their median; ``calibration`` is the current one and
+    ``recalibrating`` is True in between (positions measured then belong to no
+    calibration: a consumer must not mix them into a shot). When the new view cannot be
+    read, ``last_error`` says why and it retries on the next ``collect`` frames."""
 
     def __init__(
         self,
         plate: np.ndarray,
         calib: CalibrationFile,
         table: TableSpec,
-        tol_px: float = 1.0,
+        tol_px: float = 1.5,
         confirm: int = 3,
         collect: int = 9,
     ):
@@ -80,6 +83,7 @@ class CalibrationMonitor:
         self._streak = 0
         self._pending: list[np.ndarray] | None = None
         self.events: list[Event] = []
+        self.last_error: str | None = None
 
     def _set(self, plate: np.ndarray, calib: CalibrationFile) -> None:
         self.calibration = calib
@@ -120,6 +124,10 @@ class CalibrationMonitor:
                 worst = max(worst, abs(float(np.median(shift[side][g]))))
         return Check(worst, matched, worst > self.tol or matched < 0.6 * self.base)
 
+    @property
+    def recalibrating(self) -> bool:
+        return self._pending is not None
+
     def update(self, frame: np.ndarray, index: int, t: float) -> Event | None:
         """Feed every frame (or every n-th). Returns the camera_moved event when a move is
         confirmed; recalibrates once ``collect`` frames after it are in."""
@@ -127,7 +135,12 @@ class CalibrationMonitor:
             self._pending.append(frame)
             if len(self._pending) >= self.collect:
                 plate = median_plate(self._pending)
-                fit = fit_plate(plate, self.table)
+                try:
+                    fit = fit_plate(plate, self.table)
+                except NoTableError as e:  # the table is not readable yet: try a new batch
+                    self.last_error = str(e)
+                    self._pending = []
+                    return None
                 self._set(plate, fit.calib)
                 self._pending = None
             return None

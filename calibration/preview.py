@@ -57,11 +57,15 @@ def draw_model(
     for p in (edges or {}).values():
         for u, v in p[::3]:
             cv2.circle(out, (int(round(u)), int(round(v))), 1, (255, 0, 255), -1)
-    f = cal.table_to_pixel(np.array([(0.0, W / 2)]))[0]
+    # the label sits on the cloth just inside the front cushion, wherever that is
+    f = cal.table_to_pixel(np.array([(0.06 * L, 0.45 * W)]))[0]
+    text = f"front ({cal.data.front})"
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * th, th)
+    x = int(np.clip(f[0] - tw / 2, 0, max(0, img.shape[1] - tw)))
     cv2.putText(
         out,
-        f"front ({cal.data.front})",
-        tuple(np.round(f).astype(int) + 6),
+        text,
+        (x, int(f[1])),
         cv2.FONT_HERSHEY_SIMPLEX,
         0.5 * th,
         (0, 255, 255),
