@@ -9,6 +9,7 @@ id, which grows on every change and survives a restart).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,8 @@ from service.broker import Broker
 from service.db import Database, MatchRow
 from service.judging import Judged, judge
 from service.texts import verdict_text
+
+CACHED_MATCHES = 256  # judged matches kept in memory
 
 
 class NotFound(LookupError):
@@ -43,10 +46,10 @@ class MatchService:
     def __init__(self, db: Database, broker: Broker | None = None) -> None:
         self.db = db
         self.broker = broker or Broker()
-        self._cache: dict[int, Current] = {}
+        self._cache: OrderedDict[int, Current] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._match_locks: dict[int, threading.Lock] = {}
-        self._memo: dict[tuple, tuple[int, object]] = {}
+        self._memo: OrderedDict[tuple, tuple[int, object]] = OrderedDict()
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -64,6 +67,9 @@ class MatchService:
         with self._cache_lock:
             c = self._cache.get(match_id)
         if c is not None:
+            with self._cache_lock:
+                if match_id in self._cache:
+                    self._cache.move_to_end(match_id)
             return c
         with self.db.write():  # a consistent snapshot (no writer in between)
             m = self.match(match_id)
@@ -76,8 +82,9 @@ class MatchService:
         c = Current(m, j, rev)
         with self._cache_lock:
             old = self._cache.get(match_id)
-            if old is None or old.rev < rev:  # never replace a newer entry
-                self._cache[match_id] = c
+            # never replace a newer entry, nor cache a snapshot a writer has overtaken
+            if (old is None or old.rev < rev) and self.db.last_event_id(match_id) == rev:
+                self._remember(match_id, c)
         return c
 
     def memo(self, key: tuple, match_id: int, build: Callable[[Current], object]) -> object:
@@ -91,6 +98,9 @@ class MatchService:
         value = build(c)
         with self._cache_lock:
             self._memo[full] = (c.rev, value)
+            self._memo.move_to_end(full)
+            while len(self._memo) > 4 * CACHED_MATCHES:
+                self._memo.popitem(last=False)
         return value
 
     def state_json(self, match_id: int) -> dict:
@@ -254,7 +264,15 @@ class MatchService:
         data = {"match": m.id, "state": j.state.to_json()}
         rev = self.db.add_event("state", data, m.id, m.table_id)
         with self._cache_lock:
-            self._cache[m.id] = Current(m, j, rev)
+            self._remember(m.id, Current(m, j, rev))
+
+    def _remember(self, match_id: int, c: Current) -> None:
+        """Cache (caller holds ``_cache_lock``); the least recently used beyond
+        ``CACHED_MATCHES`` are dropped and reloaded from the database when read again."""
+        self._cache[match_id] = c
+        self._cache.move_to_end(match_id)
+        while len(self._cache) > CACHED_MATCHES:
+            self._cache.popitem(last=False)
 
 
 def _dump(r: RefereeInput) -> dict:

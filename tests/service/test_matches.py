@@ -188,3 +188,19 @@ def test_concurrent_writers_keep_order(client: TestClient) -> None:
     )
     st = client.get(f"/matches/{mid}/state").json()
     assert st["shot_no"] == 9
+
+
+def test_cache_eviction_reloads_from_the_database(
+    client: TestClient, settings, monkeypatch
+) -> None:
+    import service.core
+
+    monkeypatch.setattr(service.core, "CACHED_MATCHES", 2)
+    ids = [new_match(client)["id"] for _ in range(4)]
+    for mid in ids:
+        client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
+    svc = client.app.state.runtimes[str(settings.db_path)].service
+    assert list(svc._cache) == ids[-2:]  # the least recently used were dropped
+    st = client.get(f"/matches/{ids[0]}/state").json()  # reloaded and judged again
+    assert st["shot_no"] == 1 and st["rev"] == svc.db.last_event_id(ids[0])
+    assert list(svc._cache) == [ids[3], ids[0]]
