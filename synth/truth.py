@@ -5,7 +5,9 @@ calibration of camera 0; NAME.calib.1.json after a knock) and NAME.mp4.
 
 Positions table mm (ball centres projected vertically onto the cloth); ``u``, ``v`` the
 recorded (distorted) pixels of the ball centre, R above the cloth; skittles: their spot,
-``u``, ``v`` of the pin's middle (half its height standing, half its width lying).
+``u``, ``v`` of the pin's middle (half its height standing, half its width lying) and the
+``state`` column (standing / fallen). Contacts of one pair within two frames are merged
+(:func:`coalesce_contacts`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,24 @@ def _ft(frame: int, fps: float) -> FrameTime:
     return FrameTime(frame=frame, t=round(frame / fps, 4))
 
 
+def coalesce_contacts(
+    events: tuple[Event, ...], fps: float, frames: float = 2.0
+) -> tuple[Event, ...]:
+    """Contacts of the same two balls closer than ``frames`` video frames are one contact
+    in the truth: a camera cannot separate them (a rack's balls touch again and again
+    within microseconds of the break). The first, with its striking order, is kept."""
+    out: list[Event] = []
+    seen: list[tuple[float, frozenset]] = []
+    for e in events:
+        if e.type == "contact":
+            key = frozenset(e.balls)
+            if any(k == key and e.t - t <= frames / fps for t, k in seen):
+                continue
+            seen.append((e.t, key))
+        out.append(e)
+    return tuple(out)
+
+
 def truth_match(clip: Clip, judge: bool = True) -> Match:
     """The truth MATCH.json of ``clip``; verdicts from ``adjudicator.engine.judge_match``
     when that module exists and ``judge`` is set."""
@@ -40,7 +60,7 @@ def truth_match(clip: Clip, judge: bool = True) -> Match:
             start=_ft(s.start_frame, fps),
             end=_ft(s.end_frame, fps),
             cue_ball=s.cue,
-            events=tuple(Event.model_validate(e) for e in s.events),
+            events=coalesce_contacts(tuple(Event.model_validate(e) for e in s.events), fps),
             rest=s.rest,
         )
         for s in clip.shots
@@ -92,19 +112,21 @@ def truth_tracks(clip: Clip, cameras: list | None, visible: list[dict[str, bool]
     hs, ws = clip.table.skittle_height_mm, clip.table.skittle_width_mm
     rows: list[tuple] = []
     for f in clip.frames:
-        ids, xyz, xy = [], [], []
+        ids, xyz, xy, state = [], [], [], []
         for b in sorted(f.balls):
             p = f.balls[b]
             if p.on_table:
                 ids.append(b)
                 xy.append((p.x, p.y))
                 xyz.append((p.x, p.y, R))
+                state.append("")
         for s in sorted(f.skittles):
             p = f.skittles[s]
             if p.on_table:
                 ids.append(s)
                 xy.append((p.x, p.y))
                 xyz.append((p.x, p.y, ws / 2 if p.fallen else hs / 2))
+                state.append("fallen" if p.fallen else "standing")
         if not ids:
             continue
         if cameras is not None:
@@ -115,7 +137,8 @@ def truth_tracks(clip: Clip, cameras: list | None, visible: list[dict[str, bool]
         for i, ident in enumerate(ids):
             seen = vis.get(ident, True) if visible is not None else True
             u, v = uv[i] if seen else (np.nan, np.nan)
-            rows.append((f.index, f.t, ident, xy[i][0], xy[i][1], int(seen), u, v))
+            row = (f.index, f.t, ident, xy[i][0], xy[i][1], int(seen), u, v)
+            rows.append((*row, state[i]) if state[i] else row)
     return Tracks.from_rows(rows)
 
 

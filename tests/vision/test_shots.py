@@ -132,7 +132,8 @@ SCENARIOS = [
     ("pyramid-miss", ("strike", "contact", "cushion", "pocket", "cross")),
     ("pyramid-cue-pocketed", ("strike", "contact", "cushion", "pocket", "cross")),
     ("pyramid-off-table", ("strike", "contact", "cushion", "pocket", "off_table", "cross")),
-    ("carom-5pin-play", ("strike", "cushion", "cross")),
+    ("carom-5pin-play", ("strike", "contact", "cushion", "cross", "skittle_down")),
+    ("carom-5pin-break", ("strike", "contact", "cushion", "cross", "skittle_down")),
 ]
 
 
