@@ -26,7 +26,7 @@ from calibration.geometry import (
 from contract.calib import CalibrationFile, Distortion
 from contract.tables import TableSpec
 
-F_PRIOR_WEIGHT = 20.0
+F_PRIOR_WEIGHT = 5.0
 SIDES = ("front", "right", "back", "left")  # table sides in the order FL->FR->BR->BL->FL
 
 
@@ -305,27 +305,40 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
             notes.append("front end not resolved from the markings: assumed")
     else:
         notes.append(f"front end assumed ({table.kind} markings are symmetric)")
-    # point markings as extra correspondences
+    # point markings as extra correspondences: (name, recorded px, table mm)
     found: dict[str, tuple[float, float]] = {}
-    marks: list[tuple[np.ndarray, np.ndarray]] = []
     tp = to_px(H)
+    named: list[tuple[str, np.ndarray, np.ndarray]] = []
     for name, xy in {
         **{f"spot:{a}": b for a, b in table.spots.items()},
         **{f"skittle:{a}": b for a, b in table.skittle_spots.items()},
     }.items():
         hit = mk.find_spot(light, tp, xy)
         if hit is not None:
-            found[name] = (float(hit[0][0]), float(hit[0][1]))
-            marks.append((hit[0], np.array(xy, float)))
+            named.append((name, hit[0], np.array(xy, float)))
+    if named and not manual_only:
+        # a spot far from where the cushions put it is something else (a ball, chalk)
+        cal0 = Calibration(_calib_file(table, size, H, K, k, None))
+        err = [float(np.hypot(*(cal0.pixel_to_table(m[1][None])[0] - m[2]))) for m in named]
+        keep = [m for m, e in zip(named, err, strict=True) if e <= 8.0]
+        if len(keep) < len(named):
+            notes.append(f"{len(named) - len(keep)} spot(s) off the model by > 8 mm: not used")
+        named = keep
     if not manual_only:
-        H1, f1, k_1, cam1, res1 = refine_camera(
-            H, f, k, size, edges, table, hn, marks, f_prior=f_prior
-        )
-        if not marks or np.max(res1[len(res1) - len(marks) :]) < 15:
-            H, f, k, cam, res = H1, f1, k_1, cam1, res1
-            K = camera_matrix(f, size)
-        else:
-            notes.append("spots disagree with the cushions by > 15 mm: not used")
+        for _ in range(3):
+            marks = [(m[1], m[2]) for m in named]
+            H1, f1, k_1, cam1, res1 = refine_camera(
+                H, f, k, size, edges, table, hn, marks, f_prior=f_prior
+            )
+            mres = res1[len(res1) - len(marks) :] if marks else np.zeros(0)
+            if len(mres) and mres.max() > 5.0:  # one bad spot: drop it and fit again
+                named = [m for m, e in zip(named, mres, strict=True) if e < mres.max()]
+                continue
+            break
+        H, f, k, cam, res = H1, f1, k_1, cam1, res1
+        K = camera_matrix(f, size)
+    for name, px, _ in named:
+        found[name] = (float(px[0]), float(px[1]))
     pose = pose_from_homography(H, K)
     if manual_only:
         cam = np.array(pose.position)
@@ -435,7 +448,7 @@ def refine_camera(
     hi = np.r_[[np.inf] * 6, 4.0 * w, 0.4, 0.5] / scale
     x0 = np.clip(np.r_[rvec.ravel(), C, f, dist[0], dist[1]] / scale, lo + 1e-9, hi - 1e-9)
     sol = least_squares(
-        fun, x0, bounds=(lo, hi), loss="huber", f_scale=2.0, x_scale="jac", max_nfev=100
+        fun, x0, bounds=(lo, hi), loss="huber", f_scale=2.0, x_scale="jac", max_nfev=200
     )
     R, Cc, KK, kk = unpack(sol.x)
     t = -R @ Cc
