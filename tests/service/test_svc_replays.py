@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from svc_helpers import AUTH, client_for, make_settings
-from test_tables import CALIB
+from test_svc_tables import CALIB
 
 from service.replays import ReplayRunner
 
