@@ -244,7 +244,7 @@ class Detector:
         ox, oy = self._bbox[:2]
         s = self.scale
         centres: list[np.ndarray] = []
-        blurred: list[bool] = []
+        blurred: list[float] = []  # smear length / width; 0: a sharp ball
         owner: list[tuple] = []  # blob key of each centre
         actors: list[np.ndarray] = []
         cache: dict[tuple, BlobFit] = {}
@@ -266,7 +266,7 @@ class Detector:
                 continue
             for c in fit.centres:
                 centres.append((c + [x, y] + 0.5) / s - 0.5)
-                blurred.append(fit.smear)
+                blurred.append(fit.stretch if fit.smear else 0.0)
                 owner.append(key)
         self._cache = cache
         uv0 = np.asarray(centres, float).reshape(-1, 2)
@@ -277,7 +277,7 @@ class Detector:
         frame: Frame,
         d: np.ndarray,
         uv0: np.ndarray,
-        blurred: list[bool],
+        blurred: list[float],
         owner: list[tuple],
         actors: list,
     ) -> Detections:
@@ -321,19 +321,25 @@ class Detector:
         self._static = static
         xy = self.calib.pixel_to_table(uv, height=R)
         tol = 0.35 * R
+        stretch = np.asarray(blurred, float)
+        b = stretch > 0
         keep = (
             (xy[:, 0] > -tol)
             & (xy[:, 0] < self.table.L + tol)
             & (xy[:, 1] > -tol)
             & (xy[:, 1] < self.table.W + tol)
-            & (score > MIN_SCORE)
-            & ((ring < MAX_RING) | np.asarray(blurred, bool))
+            & (score > np.where(b, MIN_SCORE / 2, MIN_SCORE))
+            & ((ring < MAX_RING) | b)
         )
+        for k in np.nonzero(b)[0]:  # a smear dilutes the ball's colour with the cloth's
+            keep[k] &= basic_colour(bgr[k]) != "skin"  # an arm is as wide as a ball
+            u, v = np.clip(np.round(uv[k]).astype(int), 0, [self.size[0] - 1, self.size[1] - 1])
+            cloth = self.plate_full[v, u]
+            bgr[k] = np.clip(cloth + (bgr[k] - cloth) * stretch[k], 0, 255)
         kind = self.table.kind
         basic = [basic_colour(c) for c in bgr]
         cls = np.array([game_class(b, kind) for b in basic], object)
-        keep &= np.array([is_ball_colour(b, kind) for b in basic], bool)
-        b = np.asarray(blurred, bool)
+        keep &= np.array([is_ball_colour(c, kind) for c in basic], bool)
         return Detections(
             frame.index,
             frame.t,

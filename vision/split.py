@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 MAX_BALLS_PER_BLOB = 30
+SMEAR_SOLIDITY = 0.93
 MAX_PEAK_BALLS = 12  # blobs up to this many balls' area may hold balls joined to clutter
 
 
@@ -22,6 +23,7 @@ class BlobFit:
 
     centres: np.ndarray
     smear: bool = False
+    stretch: float = 1.0  # smear length over width (colour is diluted by about this)
     actor: bool = False
     residual: float = 0.0
     partial: bool = False  # balls found in a blob the disks did not fully explain
@@ -72,6 +74,8 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
     major, minor, centroid = _axes(mask)
     if n_est > MAX_BALLS_PER_BLOB:
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
+    if _is_smear(mask, r, n_est, major, minor):
+        return BlobFit(centroid.reshape(1, 2), smear=True, stretch=major / max(minor, 1e-6))
     if n_est < 1.45:  # most blobs: one ball, no clustering needed
         c = pts.mean(axis=0, keepdims=True).astype(float)
         _, unexplained = _disk_cost(mask, c, r)
@@ -91,7 +95,12 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
         return BlobFit(centres, residual=unexplained)
     # A single elongated blob about one ball wide: a ball smeared by motion.
     if n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
-        return BlobFit(centroid.reshape(1, 2), smear=True, residual=unexplained)
+        return BlobFit(
+            centroid.reshape(1, 2),
+            smear=True,
+            residual=unexplained,
+            stretch=major / max(minor, 1e-6),
+        )
     if unexplained <= 0.25 and n_est <= 3:
         return BlobFit(centres, residual=unexplained)
     if n_est <= MAX_PEAK_BALLS:
@@ -115,3 +124,16 @@ def _dt_peaks(mask: np.ndarray, r: float) -> np.ndarray:
         if all(np.linalg.norm(p - q) >= 1.6 * r for q in out):
             out.append(p)
     return np.asarray(out, float).reshape(-1, 2)
+
+
+def _is_smear(mask: np.ndarray, r: float, n_est: float, major: float, minor: float) -> bool:
+    """An elongated, convex blob one ball wide: one ball smeared by motion, not a row of
+    touching balls (whose outline has notches between the balls: solidity about 0.83)."""
+    if n_est > 6 or not (1.4 * r <= minor <= 2.6 * r) or major < 2.6 * r:
+        return False
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cnts:
+        return False
+    c = max(cnts, key=cv2.contourArea)
+    hull = cv2.contourArea(cv2.convexHull(c))
+    return hull > 0 and cv2.contourArea(c) / hull >= SMEAR_SOLIDITY

@@ -83,3 +83,17 @@ def test_arm_is_an_actor_not_balls():
 def test_empty_table_gives_nothing():
     d, _ = _detect("carom-match", [])
     assert len(d) == 0 and len(d.actors) == 0
+
+
+def test_motion_blurred_ball_is_one_detection_at_the_smear_centre():
+    t = load_table("pyramid-12ft")
+    calib = topdown_calib(t, SIZE)
+    start, end = np.array([1200.0, 600.0]), np.array([1200.0 + 3 * t.ball_mm, 600.0 + t.ball_mm])
+    steps = [start + (end - start) * k / 11 for k in range(12)]
+    frames = [draw_scene(calib, t, SIZE, [(*p, "white")], noise=0.0) for p in steps]
+    img = np.mean(np.stack(frames).astype(np.float32), axis=0).astype(np.uint8)
+    det = Detector(calib, t, SIZE)
+    det.fit_background([draw_scene(calib, t, SIZE, [], seed=1)])
+    d = det.detect(Frame(0, 0.0, img))
+    assert len(d) == 1 and d.blurred[0]
+    assert np.linalg.norm(d.xy[0] - (start + end) / 2) < 0.25 * t.ball_mm
