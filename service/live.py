@@ -206,7 +206,7 @@ class LiveManager:
     def __init__(self, service: Any, settings: Any, processor: str = PROCESSOR) -> None:
         self.service, self.settings, self.processor = service, settings, processor
         self._ctx = mp.get_context("spawn")
-        self._q = self._ctx.Queue(maxsize=1000)
+        self._q: Any = None  # made on the first start (no process machinery until then)
         self._live: dict[int, _Live] = {}
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -222,12 +222,13 @@ class LiveManager:
             return st
 
     def start(self, table: Any, match_id: int) -> None:
-        if not self._threads:
-            for target in (self._drain, self._watch):
-                t = threading.Thread(target=target, daemon=True)
-                t.start()
-                self._threads.append(t)
         with self._lock:
+            if not self._threads:
+                self._q = self._ctx.Queue(maxsize=1000)
+                for target in (self._drain, self._watch):
+                    t = threading.Thread(target=target, daemon=True)
+                    t.start()
+                    self._threads.append(t)
             old = self._live.get(table.id)
             if old is not None:
                 self._stop(old)
