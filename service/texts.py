@@ -63,11 +63,10 @@ def verdict_text(v: Verdict | None, lang: str, names: dict[str, str] | None = No
 
 
 def verdict_reason(v: Verdict | None, lang: str) -> str:
-    """The adjudicator's reasons in one language (empty when it gave none), with rule refs."""
+    """The adjudicator's reasons in one language (they cite their rules); the bare rule
+    references when it gave no sentence; empty without a verdict."""
     if v is None:
         return ""
     texts = [r.get(lang) or next(iter(r.values()), "") for r in v.reasons]
     text = "; ".join(t for t in texts if t)
-    if v.rule_refs:
-        text = f"{text} ({', '.join(v.rule_refs)})" if text else ", ".join(v.rule_refs)
-    return text
+    return text or ", ".join(v.rule_refs)
