@@ -152,12 +152,21 @@ class Tracker:
             d = np.minimum(d, np.linalg.norm(last[:, None, :] - det.xy[cols][None], axis=2))
         mismatch = np.array([[t.cls != det.cls[c] for c in cols] for t in tracks])
         cost = d + mismatch * 0.4 * self.table.ball_mm
+        # a ball whose colour is well known never takes a sharp detection of another colour
+        sure = np.array([self._sure(t) for t in tracks])[:, None] & ~det.blurred[cols][None, :]
+        cost[mismatch & sure] = np.inf
         if same_class:
             cost[mismatch] = np.inf
         cost[d > gate] = np.inf
         big = 1e9
         r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, big))
         return [(i, int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
+
+    @staticmethod
+    def _sure(tr: _Track) -> bool:
+        """True when the track's colour class is settled (many votes, a clear majority)."""
+        n = sum(tr.votes.values())
+        return n >= 5 and tr.votes.most_common(1)[0][1] >= 0.8 * n
 
     # ------------------------------------------------------------ update
     def update(self, det: Detections) -> Tracks:
