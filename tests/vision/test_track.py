@@ -161,3 +161,18 @@ def test_new_ball_vanishing_into_a_pocket_leaves_no_nameless_track():
     tr = _run(Tracker(t), frames)
     assert all(isinstance(i, str) and i for i in tr.id)
     assert tr.ids() == ["red1"]
+
+
+def test_cue_ball_stopping_on_impact_keeps_its_colour_and_name():
+    t = load_table("pyramid-12ft")
+    D = t.ball_mm
+    hit = np.array([2000.0 - D, 900.0])
+    frames = []
+    for k in range(40):
+        y = hit + [min(0.0, (k - 20) * 2.5 * D), 0.0]  # yellow arrives fast, stops at contact
+        w = np.array([2000.0 + max(0, k - 20) * 1.2 * D, 900.0])  # the white leaves
+        frames.append(([y, w], ["yellow", "white"]))
+    tr = _run(Tracker(t), frames)
+    assert set(tr.ids()) == {"yellow", "w1"}
+    ys = tr.of("yellow")
+    assert np.allclose(ys.x[20:], hit[0], atol=0.5)
