@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.detect import NoTableError, _sample
 from calibration.fit import fit_plate
-from calibration.plate import median_plate
+from calibration.plate import _sharpness, median_plate
 from contract.calib import Calibration, CalibrationFile
 from contract.events import Event, EventType
 from contract.tables import TableSpec
@@ -135,6 +135,10 @@ class CalibrationMonitor:
             self._pending.append(frame)
             if len(self._pending) >= self.collect:
                 plate = median_plate(self._pending)
+                if _sharpness(plate) < 0.5 * float(
+                    np.median([_sharpness(f) for f in self._pending])
+                ):
+                    plate = self._pending[-1]  # still moving: the latest frame as it is
                 try:
                     fit = fit_plate(plate, self.table)
                 except NoTableError as e:  # the table is not readable yet: try a new batch
