@@ -219,6 +219,7 @@ class LiveShotCutter:
         self._still_since: int | None = None
         self._active = False
         self._emitted = 0
+        self._last_end = -1
         self._preroll = int(self.fps * 1.0)
 
     def update(self, frame: int, positions: dict[str, tuple[float, float, bool]]) -> list[Shot]:
@@ -248,9 +249,10 @@ class LiveShotCutter:
         self._active = False
         tracks = Tracks.from_rows([(*r, None, None) for r in self._rows])
         cut = cut_tracks(tracks, self.table, self.fps, self.s)
-        shots = [
-            s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(cut.shots)
-        ]
+        fresh = [s for s in cut.shots if s.start.frame > self._last_end]
+        shots = [s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(fresh)]
+        if shots:
+            self._last_end = shots[-1].end.frame
         self._emitted += len(shots)
         keep_from = frame - self._preroll
         self._rows = [r for r in self._rows if r[0] >= keep_from]
