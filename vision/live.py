@@ -4,7 +4,7 @@
 shot cutter for one table and returns ``process(image, t) -> list[shot dict]``: each
 call handles one camera frame (BGR pixels, ``t`` seconds on the stream's clock) and
 returns the contract §8 shots whose rest state was confirmed on this frame (their
-events in table mm and video frames counted from the first processed frame).
+events in table mm, frames numbered ``round(t * fps)``).
 """
 
 from __future__ import annotations
@@ -40,14 +40,16 @@ def make_processor(
     detector = Detector(calib, table, size)
     tracker = Tracker(table)
     cutter = LiveShotCutter(table, fps)
-    state = {"index": 0, "fitted": False}
+    state = {"last": -1, "fitted": False}
 
     def process(image: np.ndarray, t: float) -> list[dict]:
         if not state["fitted"]:
             detector.fit_background([image])  # the first frame stands for the empty cloth
             state["fitted"] = True
-        index = state["index"]
-        state["index"] = index + 1
+        # frames are numbered by the stream's clock, so frames a busy worker dropped
+        # leave gaps instead of shifting every later frame number
+        index = max(int(round(t * fps)), state["last"] + 1)
+        state["last"] = index
         rows = tracker.update(detector.detect(Frame(index, t, image)))
         positions = {
             str(rows.id[i]): (float(rows.x[i]), float(rows.y[i]), bool(rows.visible[i]))
