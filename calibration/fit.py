@@ -16,10 +16,8 @@ from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, inte
 from calibration.geometry import (
     DEFAULT_HFOV_DEG,
     Pose,
-    apply_h,
     camera_matrix,
     flip_end,
-    parallax_to_cloth,
     pose_from_homography,
     undistort_px,
 )
@@ -128,50 +126,6 @@ def _fit_k1(edges: dict[str, np.ndarray], K: np.ndarray) -> float:
     if c1 < 0.7 * c0 and (c0 - c1) / max(n, 1) > 0.02:
         return float(res.x)
     return 0.0
-
-
-def _nose_residuals(
-    H: np.ndarray,
-    und: dict[str, np.ndarray],
-    table: TableSpec,
-    cam: np.ndarray | None,
-    hn: float,
-) -> np.ndarray:
-    res = []
-    target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
-    for side, p in und.items():
-        if len(p) == 0:
-            continue
-        xy = parallax_to_cloth(apply_h(H, p), cam, hn)
-        ax, v = target[side]
-        res.append(xy[:, ax] - v)
-    return np.concatenate(res) if res else np.zeros(0)
-
-
-def refine_h(
-    H0: np.ndarray,
-    und: dict[str, np.ndarray],
-    table: TableSpec,
-    cam: np.ndarray | None,
-    hn: float,
-    marks: list[tuple[np.ndarray, np.ndarray]] | None = None,
-) -> np.ndarray:
-    """Least-squares homography (undistorted px -> mm): nose points onto their cushion
-    lines (at the nose height, through parallax) and marking points onto their spots."""
-    marks = marks or []
-    mp = np.array([m[0] for m in marks]).reshape(-1, 2)
-    mx = np.array([m[1] for m in marks]).reshape(-1, 2)
-
-    def fun(h: np.ndarray) -> np.ndarray:
-        H = np.append(h, 1.0).reshape(3, 3)
-        r = _nose_residuals(H, und, table, cam, hn)
-        if len(mp):
-            r = np.concatenate([r, (apply_h(H, mp) - mx).ravel()])
-        return r
-
-    h0 = (H0 / H0[2, 2]).ravel()[:8]
-    sol = least_squares(fun, h0, loss="huber", f_scale=3.0, x_scale="jac", max_nfev=200)
-    return np.append(sol.x, 1.0).reshape(3, 3)
 
 
 def _edges_for_quad(

@@ -38,32 +38,6 @@ def undistort_px(uv: np.ndarray, K: np.ndarray, k: np.ndarray) -> np.ndarray:
     return cv2.undistortPoints(uv.reshape(-1, 1, 2), K, np.asarray(k, float), P=K).reshape(-1, 2)
 
 
-def focal_from_homography(H: np.ndarray, size: tuple[int, int]) -> float | None:
-    """Focal length (px) from the orthogonality of a plane homography's rotation columns,
-    principal point at the picture's centre, square pixels. None when the view is too
-    close to fronto-parallel for the constraint to hold it (overhead cameras)."""
-    w, h = size
-    T = np.array([[1, 0, -(w - 1) / 2], [0, 1, -(h - 1) / 2], [0, 0, 1.0]])
-    G = T @ np.linalg.inv(H)
-    G = G / np.linalg.norm(G[:, :2])
-    g1, g2 = G[:, 0], G[:, 1]
-    a = np.array([g1[0] * g2[0] + g1[1] * g2[1], g1[0] ** 2 + g1[1] ** 2 - g2[0] ** 2 - g2[1] ** 2])
-    b = np.array([g1[2] * g2[2], g1[2] ** 2 - g2[2] ** 2])
-    # a * u + b = 0 with u = 1 / f^2 (least squares over both constraints)
-    den = a @ a
-    if den <= 0:
-        return None
-    u = -(a @ b) / den
-    if u <= 0:
-        return None
-    f = 1 / np.sqrt(u)
-    # reliability: the perspective terms must be large enough relative to f
-    persp = np.hypot(*b) * f * f / max(np.hypot(*a), 1e-12)
-    if not (0.3 * w < f < 6 * w) or persp < 1e-3:
-        return None
-    return float(f)
-
-
 @dataclass(frozen=True)
 class Pose:
     """Camera pose on the table: optical centre (x, y, height) mm, rotation world->camera,
@@ -89,14 +63,6 @@ def pose_from_homography(H: np.ndarray, K: np.ndarray) -> Pose:
     C = -R.T @ t  # in (x, y, -height)
     skew = float(abs(r1 @ r2) / (np.linalg.norm(r1) * np.linalg.norm(r2)))
     return Pose((float(C[0]), float(C[1]), float(-C[2])), R, float(n1 / n2 - 1), skew)
-
-
-def parallax_to_cloth(xy: np.ndarray, cam: np.ndarray | None, height: float) -> np.ndarray:
-    """Cloth-plane mm where a point ``height`` mm up appears -> its vertical projection."""
-    if cam is None or height == 0:
-        return xy
-    c, hc = cam[:2], cam[2]
-    return c + (xy - c) * (hc - height) / hc
 
 
 def flip_end(H: np.ndarray, L: float, W: float) -> np.ndarray:
