@@ -107,3 +107,33 @@ def test_bad_corners_are_one_line(text, msg):
     with pytest.raises(ValueError, match=msg) as e:
         parse_corners(text, (960, 540))
     assert "\n" not in str(e.value)
+
+
+def test_corners_read_a_picture_the_automatic_search_cannot():
+    """Something grey over the middle of the table: no cloth colour to start from, so the
+    automatic search refuses; the four corners by hand seed the nose search instead."""
+    t = load_table("pyramid-12ft")
+    cam, img = scene(t, 1)
+    h, w = img.shape[:2]
+    img = img.copy()
+    img[int(h * 0.25) : int(h * 0.75), int(w * 0.3) : int(w * 0.7)] = 128
+    with pytest.raises(NoTableError):
+        fit_plate(img, t)
+    truth = Calibration(cam.to_calibration(t))
+    c = truth.table_to_pixel(np.array([[0, 0], [0, t.W], [t.L, t.W], [t.L, 0]]))
+    fit = fit_plate(img, t, corners=c)
+    err = grid_error(Calibration(fit.calib), truth, t)
+    assert err.mean() < 2.0 and err.max() < 5.0
+
+
+def test_mirrored_corners_are_refused():
+    """Corners given clockwise on screen (front-left and front-right swapped) describe a
+    table seen from below: refused, not fitted upside down."""
+    t = load_table("pyramid-12ft")
+    cam, img = scene(t, 0)
+    truth = Calibration(cam.to_calibration(t))
+    c = truth.table_to_pixel(np.array([[0, t.W], [0, 0], [t.L, 0], [t.L, t.W]]))
+    img = img.copy()
+    img[:] = 128  # nothing to measure: the corners are all there is
+    with pytest.raises(NoTableError, match="from below"):
+        fit_plate(img, t, corners=c)
