@@ -21,7 +21,7 @@ from calibration.geometry import (
     pose_from_homography,
     undistort_px,
 )
-from contract.calib import CalibrationFile, Distortion
+from contract.calib import Calibration, CalibrationFile, Distortion
 from contract.tables import TableSpec
 
 F_PRIOR_WEIGHT = 5.0
@@ -46,7 +46,7 @@ class FitResult:
 
 def nose_height(table: TableSpec) -> float:
     """Height (mm) of the cushion nose above the cloth: the spec's ``nose_height_mm`` or
-    63.5% of the ball diameter (the usual rule)."""
+    63% of the ball diameter (the usual rule; synth draws it so)."""
     return float(table.extra.get("nose_height_mm", 0.63 * table.ball_mm))
 
 
@@ -171,6 +171,34 @@ def _edges_for_quad(
     return edges
 
 
+def _resolve_front(
+    light: np.ndarray,
+    to_px,
+    table: TableSpec,
+    H: np.ndarray,
+    edges: dict[str, np.ndarray],
+    notes: list[str],
+) -> tuple[np.ndarray, dict[str, np.ndarray], str, tuple[float, float]]:
+    """Which short cushion is the front. Pyramid: the end with the house line (L/4) and
+    away from the spotting line; the model is turned 180° when the evidence says so.
+    Other tables (symmetric markings): the convention of ``_corner_order``, "assumed".
+    Returns (H, edges renamed to match, front's reason, evidence here/there)."""
+    ev = mk.end_evidence(light, to_px(H), table)
+    if table.kind != "pyramid":
+        notes.append(f"front end assumed ({table.kind} markings are symmetric)")
+        return H, edges, "assumed", ev
+    hi, lo = max(ev), min(ev)
+    if not (hi > 4 and hi > 2 * lo):
+        notes.append("front end not resolved from the markings: assumed")
+        return H, edges, "assumed", ev
+    if ev[1] > ev[0]:
+        H = flip_end(H, table.L, table.W)
+        ev = (ev[1], ev[0])
+        swap = {"front": "back", "back": "front", "left": "right", "right": "left"}
+        edges = {swap[k]: v for k, v in edges.items()}
+    return H, edges, "house-line", ev
+
+
 def _calib_file(
     table: TableSpec,
     size: tuple[int, int],
@@ -200,8 +228,6 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
     they seed the search for the cushion noses and are used as they are where the noses
     cannot be measured. Raises NoTableError (one line) when no table is found or the fit
     fails its checks."""
-    from contract.calib import Calibration
-
     h, w = img.shape[:2]
     size = (w, h)
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
@@ -240,25 +266,7 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         return lambda xy: cal.table_to_pixel(np.asarray(xy, float))
 
     light = lab[..., 0].astype(np.float32)
-    ev = mk.end_evidence(light, to_px(H), table)
-    front = "assumed"
-    if table.kind == "pyramid":
-        hi, lo = max(ev), min(ev)
-        if hi > 4 and hi > 2 * lo:
-            front = "house-line"
-            if ev[1] > ev[0]:
-                H = flip_end(H, table.L, table.W)
-                ev = (ev[1], ev[0])
-                edges = {
-                    "front": edges["back"],
-                    "back": edges["front"],
-                    "left": edges["right"],
-                    "right": edges["left"],
-                }
-        else:
-            notes.append("front end not resolved from the markings: assumed")
-    else:
-        notes.append(f"front end assumed ({table.kind} markings are symmetric)")
+    H, edges, front, ev = _resolve_front(light, to_px, table, H, edges, notes)
     # point markings as extra correspondences: (name, recorded px, table mm)
     found: dict[str, tuple[float, float]] = {}
     tp = to_px(H)
