@@ -24,6 +24,7 @@ from contract.tables import TableSpec
 from vision.capture import Frame
 from vision.colour import basic_colour, game_class, is_ball_colour
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
+from vision.skittles import find_skittles
 from vision.split import BlobFit, fit_blob
 
 
@@ -270,7 +271,31 @@ class Detector:
                 owner.append(key)
         self._cache = cache
         uv0 = np.asarray(centres, float).reshape(-1, 2)
-        return self._pack(frame, d, uv0, blurred, owner, actors)
+        dets = self._pack(frame, d, uv0, blurred, owner, actors)
+        return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
+
+    def _add_skittles(self, img: np.ndarray, det: Detections) -> Detections:
+        """``det`` with the 5-pin skittles found near their marks (class ``skittle``)."""
+
+        def distance(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+            roi = img[y0:y1, x0:x1].astype(np.float32)
+            return _plate_distance(roi, self.plate_full[y0:y1, x0:x1], self.pn)
+
+        uv, xy = find_skittles(img, distance, self.calib, self.table, self.thr, det.uv, det.radius)
+        n = len(uv)
+        if n == 0:
+            return det
+        return Detections(
+            det.frame,
+            det.t,
+            np.r_[det.uv, uv],
+            np.r_[det.xy, xy],
+            np.r_[det.radius, np.zeros(n)],
+            np.r_[det.cls, np.full(n, "skittle", object)],
+            np.r_[det.score, np.ones(n)],
+            np.r_[det.blurred, np.zeros(n, bool)],
+            det.actors,
+        )
 
     def _pack(
         self,

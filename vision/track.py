@@ -121,8 +121,13 @@ class Tracker:
         self._name_counts[stem] += 1
         return f"{stem}{self._name_counts[stem]}"
 
-    def _name_for(self, cls: str) -> str:
+    def _name_for(self, cls: str, xy: np.ndarray) -> str:
         kind = self.table.kind
+        if cls == "skittle":  # named by the nearest free mark (contract §3)
+            free = {k: v for k, v in self.table.skittle_spots.items() if self._free(k)}
+            if free:
+                return min(free, key=lambda k: float(np.hypot(*(np.asarray(free[k]) - xy))))
+            return self._counted("skittle")
         if kind == "pyramid":
             if cls == "yellow" and self._free("yellow"):
                 return "yellow"
@@ -307,7 +312,7 @@ class Tracker:
             tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes
             old.state = "dropped"
         else:
-            tr.name = self._name_for(cls)
+            tr.name = self._name_for(cls, tr.x[:2])
         tr.state = "active"
         rows = [(*r[:2], tr.name, *r[3:]) for r in tr.pending]
         tr.pending = []

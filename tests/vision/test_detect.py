@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
@@ -97,3 +98,23 @@ def test_motion_blurred_ball_is_one_detection_at_the_smear_centre():
     d = det.detect(Frame(0, 0.0, img))
     assert len(d) == 1 and d.blurred[0]
     assert np.linalg.norm(d.xy[0] - (start + end) / 2) < 0.25 * t.ball_mm
+
+
+def test_five_skittles_found_at_their_marks_beside_a_ball():
+    t = load_table("carom-match")
+    calib = topdown_calib(t, SIZE)
+    spots = t.skittle_spots
+    ball = (spots["right"][0] + 70.0, spots["right"][1] + 40.0, "red")
+    img = draw_scene(calib, t, SIZE, [ball])
+    for x, y in spots.values():
+        c = calib.table_to_pixel(np.array([[x, y]]))[0]
+        px = float(np.linalg.norm(calib.table_to_pixel(np.array([[x + 10.0, y]]))[0] - c)) / 10
+        axes = (max(1, int(4.5 * px)), max(1, int(12.5 * px)))
+        cv2.ellipse(img, (int(round(c[0])), int(round(c[1]))), axes, 0, 0, 360, (235, 235, 235), -1)
+    det = Detector(calib, t, SIZE)
+    det.fit_background([draw_scene(calib, t, SIZE, [], seed=1)])
+    d = det.detect(Frame(0, 0.0, img))
+    sk = d.xy[d.cls == "skittle"]
+    assert len(sk) == 5 and list(d.cls).count("red") == 1
+    err, *_ = _match(sk, list(spots.values()))
+    assert err.max() < 5.0

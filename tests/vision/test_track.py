@@ -176,3 +176,11 @@ def test_cue_ball_stopping_on_impact_keeps_its_colour_and_name():
     assert set(tr.ids()) == {"yellow", "w1"}
     ys = tr.of("yellow")
     assert np.allclose(ys.x[20:], hit[0], atol=0.5)
+
+
+def test_skittles_are_named_by_their_marks():
+    t = load_table("carom-match")
+    s = t.skittle_spots
+    xy = [np.asarray(s["left"]) + 3.0, np.asarray(s["back"]) - 2.0, [600.0, 500.0]]
+    tr = _run(Tracker(t), [(xy, ["skittle", "skittle", "white"])] * 4)
+    assert set(tr.ids()) == {"left", "back", "white"}
