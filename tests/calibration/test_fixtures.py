@@ -13,7 +13,7 @@ import pytest
 from bench.score import score_calibration
 from calibration.fit import fit_plate
 from calibration.monitor import CalibrationMonitor
-from calibration.plate import load_plate
+from calibration.plate import load_plate, median_plate
 from contract.calib import Calibration, read_calibration
 from contract.tables import load_table
 from tests.calibration.conftest import FOOTAGE
@@ -75,3 +75,30 @@ def test_real_snooker_corners_match_the_spec_size():
     assert 0.8 * 1280 < width < 1280
     cases = json.loads((FOOTAGE / "snooker-small-ceiling" / "testcases.json").read_text())
     assert cases["cases"]
+
+
+def test_fixture_knock_is_reported_near_its_frame_and_recalibrated():
+    name = "pyramid-knock-1080"
+    truth_path = VIDEOS / f"{name}.truth.json"
+    if not truth_path.exists() or not (VIDEOS / f"{name}.calib.1.json").exists():
+        pytest.skip("fixture not generated")
+    knock = next(
+        e for e in json.loads(truth_path.read_text())["events"] if e["type"] == "camera_moved"
+    )["frame"]
+    cap = cv2.VideoCapture(str(VIDEOS / f"{name}.mp4"))
+    frames = []
+    while len(frames) < knock + 30:
+        ok, f = cap.read()
+        if not ok:
+            break
+        frames.append(f)
+    cap.release()
+    table = load_table("pyramid-12ft")
+    plate = median_plate(frames[: knock - 10 : 8])
+    mon = CalibrationMonitor(plate, fit_plate(plate, table).calib, table)
+    events = [e for i, f in enumerate(frames) if (e := mon.update(f, i, i / 30)) is not None]
+    assert len(events) == 1 and knock <= events[0].frame <= knock + 5
+    assert not mon.recalibrating
+    after = read_calibration(VIDEOS / f"{name}.calib.1.json")
+    sc = score_calibration(Calibration(mon.calibration), after, table)
+    assert sc.error.mean < 2.0
