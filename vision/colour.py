@@ -26,7 +26,7 @@ def basic_colour(bgr: np.ndarray) -> str:
     h, s, v = (int(c) for c in cv2.cvtColor(px, cv2.COLOR_BGR2HSV)[0, 0])
     if v < 60:
         return "black"
-    if 4 <= h < 18 and 55 <= s < 130 and v > 90:
+    if 4 <= h < 26 and 55 <= s < 130 and v > 90:
         return "skin"
     if s < 75 and v > 140:
         return "white"

@@ -258,7 +258,8 @@ class Detector:
             key = (x, y, w, h, area)
             fit = self._cache.get(key)
             if fit is None:
-                fit = fit_blob((labels[by : by + h, bx : bx + w] == i).astype(np.uint8), r)
+                crop = (labels[by : by + h, bx : bx + w] == i).astype(np.uint8)
+                fit = fit_blob(crop, r, _isolated(fg, labels, i, bx, by, w, h, r))
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s
@@ -376,6 +377,20 @@ class Detector:
             b[keep],
             act,
         )
+
+
+def _isolated(
+    fg: np.ndarray, labels: np.ndarray, i: int, x: int, y: int, w: int, h: int, r: float
+) -> bool:
+    """True when little other foreground lies within ``r`` work px around blob ``i``."""
+    pad = int(np.ceil(r)) + 1
+    H, W = fg.shape
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(W, x + w + pad), min(H, y + h + pad)
+    lab = labels[y0:y1, x0:x1]
+    own = (lab == i).astype(np.uint8)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad - 1, 2 * pad - 1))
+    ring = (cv2.dilate(own, k) > 0) & (own == 0)
+    return not ring.any() or float(((lab > 0) & ring).mean() / ring.mean()) < 0.1
 
 
 def refine_centres(

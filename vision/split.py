@@ -64,8 +64,10 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
     return 4.0 * np.sqrt(max(ev[0], 0.0)), 4.0 * np.sqrt(max(ev[1], 0.0)), c
 
 
-def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
-    """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px."""
+def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
+    """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px.
+    ``isolated``: no other foreground touches the blob (a smear must be isolated: a hand
+    at the end of a sleeve is not one)."""
     ys, xs = np.nonzero(mask)
     pts = np.c_[xs, ys].astype(np.float32)
     area = len(pts)
@@ -74,7 +76,7 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
     major, minor, centroid = _axes(mask)
     if n_est > MAX_BALLS_PER_BLOB:
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
-    if _is_smear(mask, r, n_est, major, minor):
+    if isolated and _is_smear(mask, r, n_est, major, minor):
         return BlobFit(centroid.reshape(1, 2), smear=True, stretch=major / max(minor, 1e-6))
     if n_est < 1.45:  # most blobs: one ball, no clustering needed
         c = pts.mean(axis=0, keepdims=True).astype(float)
@@ -94,7 +96,7 @@ def fit_blob(mask: np.ndarray, r: float) -> BlobFit:
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained)
     # A single elongated blob about one ball wide: a ball smeared by motion.
-    if n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
+    if isolated and n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
         return BlobFit(
             centroid.reshape(1, 2),
             smear=True,
