@@ -19,12 +19,19 @@ Patches (``vision.classify.extract_patches``, 32x32 over 2.4 ball radii) with la
 - ``colour``: index into ``COLOURS`` for balls, -1 (ignored) otherwise. Pool stripes take
   their colour.
 - ``number``: 1..15 on a white numbered ball whose printed pole faces the camera
-  (|pole . view| > 0.85, no player over the ball, smear < 0.25 r); 0 for balls whose poles
-  are turned away (< 0.6), for heavily smeared balls (> 0.5 r) and for balls without
-  numbers (the yellow, carom, snooker and pool cue balls); -1 (ignored) in between and on
-  pool numbered balls and non-balls.
+  (|pole . view| > 0.85, no player over the ball, smear < 0.25 r) and whose radius is at
+  least 12.5 px (the glyph is then about 17 px tall); 0 for balls whose poles are turned
+  away (< 0.6), heavily smeared balls (> 0.5 r), balls under 11.5 px (a blob, as at 720p)
+  and balls without numbers (the yellow, carom, snooker and pool cue balls); -1 (ignored)
+  in between, on pool numbered balls and on non-balls.
 
-    python -m models.ballnet.dataset OUT.npz --scenes 40 --frames 12 --seed 1 [--jobs 2]
+Crowd scenes (``--crowd``) put up to 48 white balls with random numbers and 4 yellows on a
+pyramid table, mostly at 1080p, half of the numbered balls turned to show a pole: practice
+for the number head. In every scene half of the numbered white balls show a pole (within
+40 degrees of the line of sight), so readable numbers are common in the data.
+
+    python -m models.ballnet.dataset OUT.npz --scenes 40 --frames 12 --seed 1 [--jobs 2] [--only T]
+    python -m models.ballnet.dataset OUT.npz --crowd ...   # number-reading scenes
 """
 
 from __future__ import annotations
@@ -61,6 +68,9 @@ COLOURS = (
     "maroon",
 )
 READABLE, UNREADABLE = 0.85, 0.6
+MIN_READ_R_PX, SURE_SMALL_R_PX = 12.5, 11.5
+"""A number is readable on a ball at least 12.5 px in radius (the renderer's glyph is then
+about 17 px tall); below 11.5 px it is a blob (label 0); in between ignored."""
 TABLES = ("pyramid-12ft", "carom-match", "pool-9ft", "snooker-small")
 TABLE_WEIGHTS = (0.5, 0.2, 0.15, 0.15)
 CLOTHS = ((60, 120, 20), (40, 110, 30), (130, 90, 20), (150, 100, 40), (40, 40, 140), (90, 90, 90))
@@ -204,15 +214,22 @@ def _radius_px(cam, xyz: np.ndarray, R: float) -> float:
 
 
 def number_label(
-    info: BallInfo, pose: BallPose, cam_centre: np.ndarray, smear_r: float, covered: float
+    info: BallInfo,
+    pose: BallPose,
+    cam_centre: np.ndarray,
+    smear_r: float,
+    covered: float,
+    r_px: float = 99.0,
 ) -> int:
     """The number head's label (see the module docstring): 1..15, 0 or -1 (ignore)."""
     if info.number is None:
         return 0
     if info.colour != "white":
         return -1
-    if smear_r > 0.5:
+    if smear_r > 0.5 or r_px < SURE_SMALL_R_PX:
         return 0
+    if r_px < MIN_READ_R_PX:
+        return -1
     v = np.asarray(cam_centre, float) - [pose.x, pose.y, pose.z]
     v /= np.linalg.norm(v)
     d = abs(float(np.asarray(pose.rot).reshape(3, 3)[:, 2] @ v))
@@ -223,24 +240,37 @@ def number_label(
     return -1
 
 
-def scene_patches(seed: int, frames: int) -> dict[str, np.ndarray]:
-    """Patches and labels of one random scene (table, look, camera) of ``frames`` frames."""
+def crowd_set(rng: np.random.Generator) -> dict[str, BallInfo]:
+    """48 white balls with random numbers and 4 yellows: number-reading practice."""
+    out = {f"c{i}": BallInfo(f"c{i}", "white", int(rng.integers(1, 16))) for i in range(48)}
+    out.update({f"y{i}": BallInfo(f"y{i}", "yellow") for i in range(4)})
+    return out
+
+
+def scene_patches(
+    seed: int, frames: int, only: str | None = None, crowd: bool = False
+) -> dict[str, np.ndarray]:
+    """Patches and labels of one random scene (table, look, camera) of ``frames`` frames;
+    ``only`` forces the table (one of ``TABLES``); ``crowd`` draws 52 pyramid balls with
+    random numbers per frame, mostly at 1080p (number reading)."""
     rng = np.random.default_rng([seed, 77])
     name = TABLES[int(rng.choice(len(TABLES), p=TABLE_WEIGHTS))]
+    name = "pyramid-12ft" if crowd else (only or name)
     table = replace(load_table(name), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
     if name == "pyramid-12ft" and rng.random() < 0.3:
         table = replace(load_table("pyramid-12ft"))
-    size = (1920, 1080) if rng.random() < 0.5 else (1280, 720)
+    size = (1920, 1080) if rng.random() < (0.85 if crowd else 0.5) else (1280, 720)
     cam = random_camera(table, size, rng)
-    infos = ball_set(table)
+    infos = crowd_set(rng) if crowd else ball_set(table)
     rend = Renderer(table, [cam], infos, seed)
     R = table.ball_radius
     C = np.asarray(cam.centre)
     w, h = size
-    P, K, CO, NU = [], [], [], []
+    P, K, CO, NU, RP = [], [], [], [], []
 
     def add(img, uv, r, k, col, num):
         P.append(extract_patches(img, np.array([uv]), np.array([r]))[0])
+        RP.append(r)
         K.append(k)
         CO.append(col)
         NU.append(num)
@@ -272,7 +302,7 @@ def scene_patches(seed: int, frames: int) -> dict[str, np.ndarray]:
                 iy = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
                 covered = float((mask[iy, ix] > 127).mean())
             info = infos[bid]
-            num = number_label(info, pose, C, smear_r, covered)
+            num = number_label(info, pose, C, smear_r, covered, r)
             col = COLOURS.index(info.colour)
             for _ in range(2 if num > 0 else 1):
                 j = uv + rng.normal(0, 0.06 * r, 2)
@@ -335,17 +365,20 @@ def scene_patches(seed: int, frames: int) -> dict[str, np.ndarray]:
         "scene": np.full(len(K), seed, np.int32),
         "table": np.full(len(K), TABLES.index(name), np.int8),
         "height": np.full(len(K), size[1], np.int16),
+        "radius": np.array(RP, np.float32),
     }
 
 
-def _job(args: tuple[int, int]) -> dict[str, np.ndarray]:
+def _job(args: tuple[int, int, str | None, bool]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene_patches(*args)
 
 
-def build(seeds: list[int], frames: int, jobs: int = 1) -> dict[str, np.ndarray]:
+def build(
+    seeds: list[int], frames: int, jobs: int = 1, only: str | None = None, crowd: bool = False
+) -> dict[str, np.ndarray]:
     """Concatenated patches of the scenes ``seeds``."""
-    work = [(s, frames) for s in seeds]
+    work = [(s, frames, only, crowd) for s in seeds]
     if jobs > 1:
         with Pool(jobs) as pool:
             parts = pool.map(_job, work, chunksize=1)
@@ -361,8 +394,10 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1, help="first scene seed")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", choices=TABLES, help="one table for every scene")
+    ap.add_argument("--crowd", action="store_true", help="52 numbered pyramid balls a frame")
     a = ap.parse_args()
-    data = build(list(range(a.seed, a.seed + a.scenes)), a.frames, a.jobs)
+    data = build(list(range(a.seed, a.seed + a.scenes)), a.frames, a.jobs, a.only, a.crowd)
     np.savez_compressed(a.out, **data)
     k = data["kind"]
     print(

@@ -12,6 +12,9 @@ of the cloth, cushions, rails, pockets and projector drawings at least 1.8 r fro
 
     python -m models.ballnet.real /tmp/ballnet/real.npz [--sheet /tmp/ballnet/real_sheet.png]
 
+Also cuts the hand-labelled pool frames (``POOL_LABELS``, keys ``pool_*`` in the file;
+evaluation only, never trained on).
+
 Skips (exit 0, a message) when the footage is absent.
 """
 
@@ -143,6 +146,75 @@ def real_crops(sheet: Path | None = None) -> dict[str, np.ndarray] | None:
     return out
 
 
+# Pool frames labelled by eye (1920x1080; Hough circles checked on 4x zooms, the balls Hough
+# missed placed on the rack's lattice): (u px, v px, colour). Ball radius about 15 px.
+POOL_R = 15.0
+POOL_LABELS: dict[tuple[str, int], list[tuple[float, float, str]]] = {
+    ("pool-9ball-overhead/clip1.mp4", 0): [
+        (638.5, 488.5, "pink"),  # 4
+        (637.5, 546.5, "orange"),  # 5
+        (636.5, 519.5, "yellow"),  # 9, yellow stripe
+        (587.5, 518.5, "black"),  # 8
+        (691.5, 518.5, "yellow"),  # 1
+        (614.5, 504.5, "maroon"),  # 7
+        (664.5, 534.5, "red"),  # 3
+        (663.5, 504.5, "green"),  # 6 (Hough missed it)
+        (611.5, 533.5, "blue"),  # 2 (Hough missed it)
+        (1303.5, 791.5, "white"),  # cue ball
+    ],
+    ("pool-9ball-overhead/clip4.mp4", 0): [
+        (692.5, 519.5, "yellow"),  # 1
+        (639.5, 488.5, "black"),  # 8
+        (637.5, 518.5, "yellow"),  # 9, yellow stripe
+        (663.5, 506.5, "orange"),  # 5
+        (613.5, 503.5, "pink"),  # 4
+        (610.5, 532.5, "maroon"),  # 7
+        (635.5, 548.5, "green"),  # 6
+        (586.5, 518.5, "red"),  # 3 (Hough missed it)
+        (663.5, 534.5, "blue"),  # 2 (Hough missed it)
+        (1308.5, 784.5, "white"),  # cue ball
+    ],
+}
+POOL_POCKETS = [(274, 158), (972, 145), (1668, 158), (274, 877), (972, 870), (1668, 877)]
+
+
+def pool_crops() -> dict[str, np.ndarray] | None:
+    """Patches of the hand-labelled pool frames: balls (kind 0, colour; pool numbers are
+    not labelled: number -1, the cue ball 0) and 40 negatives per frame (cloth, rails,
+    diamonds, pockets, the player's hand and cue, the score logo). Evaluation only."""
+    root = FOOTAGE.parent
+    X, K, CO, NU = [], [], [], []
+    rng = np.random.default_rng(1)
+    for (clip, index), balls in POOL_LABELS.items():
+        cap = cv2.VideoCapture(str(root / clip))
+        img = None
+        for _ in range(index + 1):
+            ok, img = cap.read()
+            if not ok:
+                return None
+        cap.release()
+        uv = np.array([b[:2] for b in balls], float)
+        X.append(extract_patches(img, uv, np.full(len(uv), POOL_R)))
+        K += [0] * len(uv)
+        CO += [COLOURS.index(b[2]) for b in balls]
+        NU += [0 if b[2] == "white" else -1 for b in balls]
+        neg = [np.array(p, float) for p in POOL_POCKETS]
+        while len(neg) < 40:
+            p = np.array([rng.uniform(220, 1740), rng.uniform(100, 1000)])
+            if np.min(np.linalg.norm(uv - p, axis=1)) > 1.8 * POOL_R:
+                neg.append(p)
+        X.append(extract_patches(img, np.array(neg), np.full(len(neg), POOL_R)))
+        K += [2] * len(neg)
+        CO += [-1] * len(neg)
+        NU += [-1] * len(neg)
+    return {
+        "x": np.concatenate(X),
+        "kind": np.array(K, np.int8),
+        "colour": np.array(CO, np.int8),
+        "number": np.array(NU, np.int8),
+    }
+
+
 def _sheet(d: dict[str, np.ndarray], path: Path) -> None:
     """Contact sheet of the ball crops, 22 per row (one row per still), colour initials."""
     balls = np.nonzero(d["kind"] == 0)[0]
@@ -171,8 +243,15 @@ def main() -> None:
     if d is None:
         print(f"{FOOTAGE}: footage absent, no real crops")
         return
+    pool = pool_crops()
+    if pool is not None:
+        d.update({f"pool_{k}": v for k, v in pool.items()})
     np.savez_compressed(a.out, **d)
     print(f"{a.out}: {int((d['kind'] == 0).sum())} balls, {int((d['kind'] == 2).sum())} other")
+    if pool is not None:
+        print(
+            f"pool: {int((pool['kind'] == 0).sum())} balls, {int((pool['kind'] == 2).sum())} other"
+        )
 
 
 if __name__ == "__main__":
