@@ -97,6 +97,8 @@ class Tracker:
         tr.P = F @ tr.P @ F.T + G @ G.T * q
         if tr.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
             tr.x[2:] *= 0.7
+            if float(np.linalg.norm(tr.last_v)) < self.cfg.rest_speed_mm_s:
+                tr.x[:2], tr.x[2:] = tr.last_xy, 0.0  # a hidden ball at rest stays where it was
 
     def _correct(self, tr: _Track, z: np.ndarray, sigma: float) -> None:
         Hm = np.zeros((2, 4))
@@ -185,7 +187,7 @@ class Tracker:
             self._predict(tr, dt)
         D = self.table.ball_mm
         cols = np.arange(len(det))
-        pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, False, False)
+        pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
         used_t = {i for i, _ in pairs}
         used_d = {j for _, j in pairs}
         rest_t = [  # the far gate only for balls seen last frame (a break), not coasting ones
