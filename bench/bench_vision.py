@@ -26,7 +26,7 @@ from contract.tables import load_table
 from contract.tracks import read_tracks
 
 # name, scenario, seed, size, strokes kept (0: all)
-QUICK = (("pyr-pots-1080", "pyramid-pots", 0, "1080", 1),)
+QUICK = (("pyr-pots-1080-1stroke", "pyramid-pots", 0, "1080", 1),)
 FULL = (
     ("pyr-pots-1080", "pyramid-pots", 0, "1080", 0),
     ("pyr-break-1080", "pyramid-break", 8, "1080", 0),
