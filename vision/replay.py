@@ -12,6 +12,7 @@ import os
 import sys
 from collections import defaultdict, deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -179,18 +180,27 @@ def _concat(parts: list[Tracks]) -> Tracks:
 
 
 def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibration:
+    """--calibration CALIB.json, else the automatic calibration of the video itself."""
     if args.calibration:
         return read_calibration(args.calibration)
     try:
-        from calibration import calibrate_video  # type: ignore[attr-defined]
+        from calibration.cli import calibrate
     except ImportError:
         raise ContractError(
             args.video,
             "calibration",
-            "no automatic calibration available yet: pass --calibration CALIB.json",
+            "no automatic calibration available: pass --calibration CALIB.json",
         ) from None
+    if not Path(args.video).is_file():
+        raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
-    return calibrate_video(args.video, table)
+    fit, _ = calibrate(args.video, table)
+    print(
+        f"tablemon: calibrated {args.video} automatically "
+        f"(rms {fit.calib.rms_mm if fit.calib.rms_mm is not None else 'n/a'} mm)",
+        file=sys.stderr,
+    )
+    return Calibration(fit.calib)
 
 
 def run_cli(args: argparse.Namespace) -> int:

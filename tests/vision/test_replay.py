@@ -103,3 +103,24 @@ def test_replay_without_calibration_or_with_wrong_size_is_one_line(clip, tmp_pat
     )
     err = capsys.readouterr().err
     assert rc != 0 and "no such video file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_replay_calibrates_automatically_without_calibration_file(clip, tmp_path):
+    pytest.importorskip("calibration.cli")
+    d, table = clip
+    rc = main(
+        [
+            "replay",
+            str(d / "clip.avi"),
+            "--game",
+            "pyramid-free",
+            "--out",
+            str(tmp_path / "m.json"),
+            "--tracks",
+            str(tmp_path / "t.csv"),
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    tracks = read_tracks(tmp_path / "t.csv")
+    assert {"yellow", "w1", "w2"} <= set(tracks.ids())
