@@ -195,11 +195,8 @@ def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibratio
         raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
     fit, _ = calibrate(args.video, table)
-    print(
-        f"tablemon: calibrated {args.video} automatically "
-        f"(rms {fit.calib.rms_mm if fit.calib.rms_mm is not None else 'n/a'} mm)",
-        file=sys.stderr,
-    )
+    rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
+    print(f"tablemon: {args.video}: calibrated automatically (rms {rms})", file=sys.stderr)
     return Calibration(fit.calib)
 
 
