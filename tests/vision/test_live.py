@@ -37,9 +37,9 @@ def test_live_processor_emits_each_shot_within_half_a_second_of_rest() -> None:
         # confirmed after the 0.5 s settle window, handed over on that same frame
         assert (emitted - shot["end"]["frame"]) / fps <= 0.5 + 1 / fps
         kinds = [e["type"] for e in shot["events"]]
-        assert kinds[0] == "strike" and kinds.count("pocket") == [
-            e.type for e in t.events
-        ].count("pocket")
+        assert kinds[0] == "strike" and kinds.count("pocket") == [e.type for e in t.events].count(
+            "pocket"
+        )
 
 
 def test_live_processor_needs_a_calibration() -> None:
