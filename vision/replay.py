@@ -200,6 +200,16 @@ def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibratio
     return Calibration(fit.calib)
 
 
+def _judged(match: Match) -> Match:
+    """Verdicts from the adjudicator (the rules of ``match.game``) for the shots found."""
+    if not match.shots:
+        return match
+    from adjudicator.engine import judge_match
+
+    judged, _ = judge_match(match)
+    return judged
+
+
 def run_cli(args: argparse.Namespace) -> int:
     """``tablemon replay``: exit 0 when the outputs were written."""
     calib = _calibration(args, args.table)
@@ -220,5 +230,6 @@ def run_cli(args: argparse.Namespace) -> int:
         shots_from_tracks = None
     if shots_from_tracks is not None:
         match = shots_from_tracks(match, res.tracks, table)
+    match = _judged(match)
     write_match(args.out, match)
     return 0
