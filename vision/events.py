@@ -30,6 +30,7 @@ class EventFinder:
         self.table = table
         self.settings = settings
         self.R = table.ball_radius
+        self.speed_tol = 0.3  # share of a frame's travel allowed as timing error
         names = set(table.skittle_spots) if table.kind == "carom" else set()
         self.skittles = tuple(i for i in series.ids if i in names)
 
@@ -92,7 +93,7 @@ class EventFinder:
                 err = abs(float(np.linalg.norm(p - at)) - 2 * self.R)
                 # a moving partner explains a start better than one that just started
                 key = (still and started is not None, err)
-                if err < 0.3 * self.R + 0.6 * sp and (best is None or key < best[:2]):
+                if err < 0.3 * self.R + self.speed_tol * sp and (best is None or key < best[:2]):
                     best = (key[0], err, ident, sp)
         return None if best is None else (best[2], best[3])
 
