@@ -309,8 +309,11 @@ class Tracker:
             for t in self.tracks
             if t.state in ("lost", "pocketed") and t.cls == cls and t.name is not None
         ]
-        if lost:  # a re-spotted ball: the nearest lost one of its class
-            old = min(lost, key=lambda t: float(np.linalg.norm(t.last_xy - tr.x[:2])))
+        if lost:  # a re-spotted ball: the one that left the table last, then the nearest
+            old = min(
+                lost,
+                key=lambda t: (-t.last_seen, float(np.linalg.norm(t.last_xy - tr.x[:2]))),
+            )
             tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes
             old.state = "dropped"
         else:

@@ -184,3 +184,27 @@ def test_skittles_are_named_by_their_marks():
     xy = [np.asarray(s["left"]) + 3.0, np.asarray(s["back"]) - 2.0, [600.0, 500.0]]
     tr = _run(Tracker(t), [(xy, ["skittle", "skittle", "white"])] * 4)
     assert set(tr.ids()) == {"left", "back", "white"}
+
+
+def test_respotted_ball_takes_the_name_of_the_ball_that_left_last():
+    t = load_table("pyramid-12ft")
+    a0 = np.array([t.L - 300.0, t.W - 300.0])  # rolls into the back-right pocket first
+    va = (np.array([t.L, t.W]) - a0) / 10
+    b0 = np.array([1500.0, 300.0])  # later jumps off the table over the left cushion
+    frames = []
+    for k in range(70):
+        balls, cls = [np.array([900.0, 900.0])], ["yellow"]
+        if k < 9:
+            balls.append(a0 + va * k)
+            cls.append("white")
+        if k < 30:
+            balls.append(b0 - [0.0, 60.0 * max(0, k - 20)])
+            cls.append("white")
+        if k >= 50:  # a hand puts a white on the back spot
+            balls.append(np.array([3 * t.L / 4, t.W / 2]))
+            cls.append("white")
+        frames.append((balls, cls))
+    tr = _run(Tracker(t), frames)
+    name_b = _ids_near(tr, 0, b0)
+    assert _ids_near(tr, 69, [3 * t.L / 4, t.W / 2]) == name_b
+    assert len(tr.ids()) == 3
