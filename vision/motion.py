@@ -167,7 +167,7 @@ def movements(
         away = np.nonzero(d0 > eps)[0]
         f1 = f + int(away[0]) if len(away) else f
         st, v0 = start_time(xy, rest0, f1, g) if len(before) else (float(f), np.zeros(2))
-        gone = g + 1 >= n or not valid[g + 1]
+        gone = g + 1 < n and not valid[g + 1]  # the video ending is not a ball leaving
         after = np.arange(g + 1, min(n, g + 7))
         after = after[valid[after]] if not gone else after[:0]
         if gone:
@@ -177,6 +177,8 @@ def movements(
             fr = np.arange(max(f, last_vis - 2), last_vis + 1)
             a, ve = _fit(xy, fr) if len(fr) >= 2 else (xy[last_vis], np.zeros(2))
             stop_f, stop_at = float(last_vis), xy[last_vis]
+        elif len(after) == 0:  # the video ends with the ball still moving
+            stop_f, stop_at, ve = float(g), xy[g], np.zeros(2)
         else:
             rest1 = np.median(xy[after], axis=0)
             stop_f = stop_time(xy, f, g + len(after), rest1, eps)

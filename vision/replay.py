@@ -206,7 +206,11 @@ def _judged(match: Match) -> Match:
         return match
     from adjudicator.engine import judge_match
 
-    judged, _ = judge_match(match)
+    try:
+        judged, _ = judge_match(match)
+    except ValueError as e:  # the rules cannot judge this table: keep the shots found
+        print(f"tablemon: warning: no verdicts: {e}".splitlines()[0], file=sys.stderr)
+        return match
     return judged
 
 

@@ -157,3 +157,13 @@ def test_events_from_exact_tracks_match_the_simulated_truth(name: str, kinds: tu
     for kind in kinds:
         if kind in per_type and per_type[kind]["truth"]:
             assert per_type[kind]["f1"] == 1.0, (kind, per_type[kind])
+
+
+def test_the_video_ending_while_balls_roll_is_no_pocket_and_no_off_table() -> None:
+    # yellow still rolling in the last frame of the recording
+    path = np.vstack(
+        [_still((1000.0, 500.0), 10), (1000.0, 500.0) + np.outer(np.arange(1, 21), (12.0, 0.0))]
+    )
+    cut = cut_tracks(_rows({"yellow": path}), T, FPS)
+    kinds = [e.type for s in cut.shots for e in s.events]
+    assert kinds == [EventType.STRIKE]
