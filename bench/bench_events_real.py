@@ -1,0 +1,102 @@
+"""Shots and pockets on the real footage against what a person sees
+(``bench/real_labels.json``), for ``tablemon bench events_real``.
+
+Each clip in ``../shared/footage`` is calibrated automatically, tracked and cut into
+shots; the strikes and pockets found are listed beside the labelled ones (frame
+numbers as cv2 reads them) and matched within ±3 frames (pocket names by the labels'
+convention: front = the image's left). Skips cleanly without the footage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.label_tools import load_labels
+from calibration import calibrate_video
+from contract.errors import ContractError
+from contract.match import Match, VideoInfo
+from contract.tables import load_table
+from vision.replay import track_video
+from vision.shots import shots_from_tracks
+
+FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
+WINDOW = 3
+TABLES = {
+    "pool-9ball-overhead": "pool-9ft",
+    "pool-uk8ball-overhead": "pool-uk-7ft",
+    "carom-3cushion-overhead": "carom-3cushion",
+}
+
+
+def _match(found: list[int], truth: list[int]) -> int:
+    """Greedy one-to-one matches within the window."""
+    left = list(truth)
+    hits = 0
+    for f in sorted(found):
+        best = min(left, key=lambda t: abs(t - f), default=None)
+        if best is not None and abs(best - f) <= WINDOW:
+            left.remove(best)
+            hits += 1
+    return hits
+
+
+def _clip(name: str, label: dict, quick: bool) -> dict:
+    table = load_table(TABLES.get(name.split("/")[0], label["table"]))
+    video = FOOTAGE / name
+    try:
+        calib = calibrate_video(video, table)
+    except ContractError as e:
+        return {"error": str(e)}
+    res = track_video(str(video), calib, table)
+    match = Match(
+        game="pyramid-free", table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames)
+    )
+    match = shots_from_tracks(match, res.tracks, table)
+    strikes = [s.start.frame for s in match.shots]
+    pockets = [
+        (e.frame, e.pocket, e.ball) for s in match.shots for e in s.events if e.type == "pocket"
+    ]
+    t_strikes = [s["strike"] for s in label["shots"]]
+    t_pockets = [
+        (p["frame"], p["pocket"], p.get("ball", "")) for s in label["shots"] for p in s["pockets"]
+    ]
+    return {
+        "strikes": strikes,
+        "truth_strikes": t_strikes,
+        "strikes_matched": _match(strikes, t_strikes),
+        "pockets": pockets,
+        "truth_pockets": t_pockets,
+        "pockets_matched": _match([p[0] for p in pockets], [p[0] for p in t_pockets]),
+    }
+
+
+def run(out_dir: Path, quick: bool) -> dict:
+    if not FOOTAGE.is_dir():
+        print(f"no footage at {FOOTAGE}: skipped")
+        return {"skipped": "no footage"}
+    labels = load_labels()["clips"]
+    names = list(labels)[:3] if quick else list(labels)
+    out: dict[str, dict] = {}
+    print(f"{'clip':36} {'strikes found / labelled':28} {'pockets found / labelled'}")
+    for name in names:
+        r = _clip(name, labels[name], quick)
+        out[name] = r
+        if "error" in r:
+            print(f"{name:36} error: {r['error']}")
+            continue
+        s = f"{r['strikes']} / {r['truth_strikes']} ({r['strikes_matched']} matched)"
+        p = f"{[p[0] for p in r['pockets']]} / {[p[0] for p in r['truth_pockets']]} ({r['pockets_matched']} matched)"
+        print(f"{name:36} {s:28} {p}")
+    tot = {
+        k: sum(r.get(k, 0) for r in out.values()) for k in ("strikes_matched", "pockets_matched")
+    }
+    tot["truth_strikes"] = sum(len(r.get("truth_strikes", [])) for r in out.values())
+    tot["truth_pockets"] = sum(len(r.get("truth_pockets", [])) for r in out.values())
+    tot["found_strikes"] = sum(len(r.get("strikes", [])) for r in out.values())
+    tot["found_pockets"] = sum(len(r.get("pockets", [])) for r in out.values())
+    print(
+        f"strikes: {tot['strikes_matched']}/{tot['truth_strikes']} labelled found, "
+        f"{tot['found_strikes']} reported; pockets: {tot['pockets_matched']}/"
+        f"{tot['truth_pockets']} labelled found, {tot['found_pockets']} reported"
+    )
+    return {"clips": out, "totals": tot}
