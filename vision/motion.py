@@ -45,6 +45,7 @@ class Movement:
     hidden: bool
     first: int  # integer frame range (series index) of the run
     last: int
+    appeared: bool = False  # the track began moving (a fragment, a hand): not a ball at rest
 
 
 def _valid(xy: np.ndarray) -> np.ndarray:
@@ -199,6 +200,7 @@ def movements(
                 bool(hidden),
                 f,
                 g,
+                appeared=len(before) == 0 and f > 0,
             )
         )
         f = g + 1

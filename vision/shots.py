@@ -108,7 +108,7 @@ def _group(moves: list[Movement], settle: float) -> list[list[Movement]]:
     groups: list[list[Movement]] = []
     end = -1e9
     for m in moves:
-        if m.hidden:
+        if m.hidden or m.appeared:
             continue
         if not groups or m.start_f > end + settle:
             groups.append([m])
