@@ -9,7 +9,7 @@ and write ``metrics.json`` and ``manifest.json`` beside the model.
     python -m models.ballnet.dataset /tmp/ballnet/crowd2.npz --crowd --scenes 12 --frames 10 --seed 30001
     python -m models.ballnet.train --train /tmp/ballnet/train.npz /tmp/ballnet/crowd.npz /tmp/ballnet/crowd2.npz \\
         --test /tmp/ballnet/test.npz --test-numbers /tmp/ballnet/crowd_test.npz \\
-        --real /tmp/ballnet/real.npz --epochs 10 --out models/ballnet
+        --real /tmp/ballnet/real.npz --epochs 14 --out models/ballnet
 
 Training needs torch (CPU build 2.13.0); the product never imports this module.
 """
