@@ -117,6 +117,7 @@ LOCAL_FRACTION = 0.4
 STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stands still
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
+AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
 
 
 class Detector:
@@ -148,6 +149,7 @@ class Detector:
         self.plate_full: np.ndarray | None = None
         self.thr = 30.0
         self._cache: dict[tuple, BlobFit] = {}
+        self._classifier = None  # the ONNX verifier, loaded when first needed
         self._static: dict[tuple, tuple] = {}
         k = 5 if r0 * self.scale >= 3.5 else 3  # removes lines, rings and spots thinner than a ball
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
@@ -275,6 +277,26 @@ class Detector:
         dets = self._pack(frame, d, uv0, blurred, owner, actors)
         return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
 
+    def _verified(
+        self, img: np.ndarray, uv: np.ndarray, radii: np.ndarray, basic: list[str], keep: np.ndarray
+    ) -> np.ndarray:
+        """Where a candidate's colour could be a hand's (skin, pink, orange, brown on a
+        pool or snooker table), the ONNX patch model (``vision.classify``) decides whether
+        it is a ball; elsewhere the classical stage stands. (N,) bool."""
+        out = np.ones(len(uv), bool)
+        if self.table.kind not in ("pool", "snooker"):
+            return out
+        ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
+        if not ask.any():
+            return out
+        if self._classifier is None:
+            from vision.classify import BallClassifier
+
+            self._classifier = BallClassifier.load()
+        res = self._classifier.classify(img, uv[ask], radii[ask])
+        out[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
+        return out
+
     def _add_skittles(self, img: np.ndarray, det: Detections) -> Detections:
         """``det`` with the 5-pin skittles found near their marks (class ``skittle``)."""
 
@@ -366,6 +388,7 @@ class Detector:
         basic = [basic_colour(c) for c in bgr]
         cls = np.array([game_class(b, kind) for b in basic], object)
         keep &= np.array([is_ball_colour(c, kind) for c in basic], bool)
+        keep &= self._verified(frame.image, uv, radii, basic, keep)
         return Detections(
             frame.index,
             frame.t,

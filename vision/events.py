@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 
+OFF_TABLE_MM_S = 800.0  # a ball leaves the table over a cushion only faster than this
+
+
 class EventFinder:
     """Finds the events of shots within one series (read-only after construction)."""
 
@@ -177,6 +180,8 @@ class EventFinder:
         pocket = self.pocket_at(c)
         if pocket:
             return self._ev(f, EventType.POCKET, ball=m.ball, pocket=pocket)
+        if float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
+            return None  # too slow to jump a cushion: hidden at the rail, not gone
         return self._ev(f, EventType.OFF_TABLE, ball=m.ball)
 
     def skittle_events(self, lo: float, hi: float) -> list[Event]:
