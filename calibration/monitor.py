@@ -81,6 +81,7 @@ class CalibrationMonitor:
         self.collect = collect
         self._set(plate, calib)
         self._streak = 0
+        self._first_seen: tuple[int, float] = (0, 0.0)
         self._pending: list[np.ndarray] | None = None
         self.events: list[Event] = []
         self.last_error: str | None = None
@@ -129,8 +130,9 @@ class CalibrationMonitor:
         return self._pending is not None
 
     def update(self, frame: np.ndarray, index: int, t: float) -> Event | None:
-        """Feed every frame (or every n-th). Returns the camera_moved event when a move is
-        confirmed; recalibrates once ``collect`` frames after it are in."""
+        """Feed every frame (or every n-th). Returns the camera_moved event (dated at the
+        first check that saw the move) when the move is confirmed; recalibrates once
+        ``collect`` frames after it are in."""
         if self._pending is not None:
             self._pending.append(frame)
             if len(self._pending) >= self.collect:
@@ -152,10 +154,12 @@ class CalibrationMonitor:
             self._streak = 0
             return None
         self._streak += 1
+        if self._streak == 1:
+            self._first_seen = (index, t)  # the move happened by this frame
         if self._streak < self.confirm:
             return None
         self._streak = 0
         self._pending = [frame]
-        ev = Event(frame=index, t=t, type=EventType.CAMERA_MOVED)
+        ev = Event(frame=self._first_seen[0], t=self._first_seen[1], type=EventType.CAMERA_MOVED)
         self.events.append(ev)
         return ev

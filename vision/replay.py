@@ -39,6 +39,7 @@ class ReplayResult:
     frames: int
     size: tuple[int, int]
     truncated: bool
+    events: tuple = ()  # video-level events (camera_moved), contract Event values
 
 
 def sample_frames(path: str, count: int = BACKGROUND_FRAMES) -> list[np.ndarray]:
@@ -121,12 +122,61 @@ class Annotator:
         self.writer.release()
 
 
+class _Watch:
+    """Keeps the calibration true during a replay (``calibration.monitor``): checks every
+    ``every``-th frame; after a confirmed camera move it records ``camera_moved`` and, once
+    the monitor has recalibrated, rebuilds the detector on the new calibration from the
+    latest frames, so positions after the move come from the new model only."""
+
+    def __init__(self, calib: Calibration, table: TableSpec, src: VideoSource, every: int = 1):
+        from calibration.monitor import CalibrationMonitor
+        from calibration.plate import median_plate
+
+        first = _first_frames(src.source, 9)
+        plate = median_plate(first) if first else src._peek.image
+        self.monitor = CalibrationMonitor(plate, calib.data, table)
+        self.table, self.size, self.every = table, src.size, every
+        self.recent: deque[np.ndarray] = deque(maxlen=9)
+        self.current = calib.data
+        self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
+
+    def step(self, frame, det: Detector) -> Detector:
+        self.recent.append(frame.image)
+        if frame.index % self.every and not self.monitor.recalibrating:
+            return det
+        ev = self.monitor.update(frame.image, frame.index, frame.t)
+        if ev is not None:
+            self.unsure.append([ev.frame, frame.index])
+        if self.monitor.recalibrating and self.unsure:
+            self.unsure[-1][1] = frame.index
+        if self.monitor.calibration is self.current or self.monitor.recalibrating:
+            return det
+        self.current = self.monitor.calibration
+        fresh = Detector(Calibration(self.current), self.table, self.size)
+        fresh.fit_background(list(self.recent))
+        return fresh
+
+
+def _first_frames(source: str | int, count: int) -> list[np.ndarray]:
+    """The first ``count`` frames of a file (for the monitor's reference plate)."""
+    cap = cv2.VideoCapture(str(source))
+    out: list[np.ndarray] = []
+    while len(out) < count:
+        ok, img = cap.read()
+        if not ok:
+            break
+        out.append(img)
+    cap.release()
+    return out
+
+
 def track_video(
     source: str,
     calib: Calibration,
     table: TableSpec,
     annotated: str | None = None,
     progress: bool = False,
+    monitor: bool = True,
 ) -> ReplayResult:
     """Detect and track every frame of ``source``; rows in contract §7 form."""
     threads = os.environ.get("OMP_NUM_THREADS", "")
@@ -142,6 +192,7 @@ def track_video(
         else:
             det.fit_background([src._peek.image])
         tracker = Tracker(table)
+        watch = _Watch(calib, table, src) if monitor and not src.live else None
         ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
         bar = None
         if progress:
@@ -152,6 +203,8 @@ def track_video(
         n = 0
         try:
             for frame in src:
+                if watch is not None:
+                    det = watch.step(frame, det)
                 rows = tracker.update(det.detect(frame))
                 parts.append(rows)
                 if len(parts) >= 900:  # keep few arrays: memory grows only with the rows
@@ -167,7 +220,26 @@ def track_video(
                 bar.close()
             if ann is not None:
                 ann.close()
-        return ReplayResult(_concat(parts), src.fps, n, src.size, src.truncated)
+        events = tuple(watch.monitor.events) if watch is not None else ()
+        rows = _concat(parts)
+        if watch is not None:
+            rows = _unsure(rows, watch.unsure)
+        return ReplayResult(rows, src.fps, n, src.size, src.truncated, events)
+
+
+def _unsure(rows: Tracks, spans: list[list[int]]) -> Tracks:
+    """Rows measured between a camera move and the recalibration after it came from the
+    stale model: they are kept as predictions (``visible`` 0, no pixels), so no shot mixes
+    positions of two calibrations."""
+    if not spans or not len(rows):
+        return rows
+    bad = np.zeros(len(rows), bool)
+    for a, b in spans:
+        bad |= (rows.frame >= a) & (rows.frame <= b)
+    vis = rows.visible & ~bad
+    u = np.where(bad, np.nan, rows.u)
+    v = np.where(bad, np.nan, rows.v)
+    return Tracks(rows.frame, rows.t, rows.id, rows.x, rows.y, vis, u, v, rows.state)
 
 
 def _concat(parts: list[Tracks]) -> Tracks:
@@ -227,7 +299,12 @@ def run_cli(args: argparse.Namespace) -> int:
         )
     if args.tracks:
         write_tracks(args.tracks, res.tracks)
-    match = Match(game=args.game, table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames))
+    match = Match(
+        game=args.game,
+        table=table.name,
+        video=VideoInfo(fps=res.fps, frames=res.frames),
+        events=res.events,
+    )
     try:
         from vision.shots import shots_from_tracks  # type: ignore[import-not-found]
     except ImportError:
