@@ -13,50 +13,14 @@ from dataclasses import replace
 
 from adjudicator.base import MatchSettings, MatchState, frozen_map, rules_for
 from contract.match import Call, RefereeInput, Shot
+from contract.script import script_events
 
 L, W, R = 3550.0, 1775.0, 34.0  # pyramid-12ft (contract §2)
 
 
 def events(*tokens: str) -> list[dict]:
-    out: list[dict] = []
-    f = 0
-
-    def add(**kw) -> None:
-        nonlocal f
-        f += 1
-        out.append({"frame": f, "t": f / 30.0, **kw})
-
-    struck = False
-    for tok in tokens:
-        if ">" in tok:
-            a, b = tok.split(">")
-            if not struck:
-                add(type="strike", ball=a)
-                struck = True
-            add(type="contact", balls=[a, b])
-        elif "|" in tok:
-            a, c = tok.split("|")
-            add(type="cushion", ball=a, cushion=c)
-        elif "@" in tok:
-            a, p = tok.split("@")
-            add(type="pocket", ball=a, pocket=p)
-        elif "~" in tok:
-            a, p = tok.split("~")
-            add(type="hanging_drop", ball=a, pocket=p)
-        elif tok.endswith("/"):
-            add(type="cross", ball=tok[:-1], line="centre")
-        elif tok.endswith("!"):
-            add(type="off_table", ball=tok[:-1])
-        elif tok.endswith("^"):
-            add(type="ball_touched", ball=tok[:-1])
-        elif tok.startswith("*"):
-            add(type="early_strike", ball=tok[1:])
-        elif tok.startswith("strike:"):
-            add(type="strike", ball=tok[7:])
-            struck = True
-        else:
-            raise ValueError(f"bad token {tok!r}")
-    return out
+    """Event objects one frame apart (:func:`contract.script.script_events`)."""
+    return script_events(tokens)
 
 
 def S(*tokens: str, index: int = 1, player=None, rest=None, cue=None, **ref) -> Shot:
