@@ -7,8 +7,9 @@ kinds:
 - ``exact``: the simulator's own positions (the ceiling of the event logic);
 - ``noisy``: the same with measurement noise (Gaussian, sigma mm) and dropped rows, as
   a detector gives them at rest and in motion;
-- ``vision``: rendered video through detection and tracking (``vision.replay``), when
-  ``--quick`` is off and the vision stage is importable.
+- ``video``: the rendered fixture clips (``fixtures/videos``) through automatic
+  calibration, detection and tracking (``vision.replay.track_video``), when ``--quick`` is
+  off.
 
 Prints one table per kind and returns the figures (``tablemon bench events``).
 """
@@ -82,10 +83,46 @@ def _score(kind: str, items: list) -> dict:
     return {"report": total.to_json(), "per_clip_f1": per_clip, "cut_seconds": t_cut}
 
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "videos"
+
+
+def _video(quick: bool) -> dict | None:
+    """Events from the rendered fixture clips through the whole vision pipeline."""
+    from calibration import calibrate_video
+    from contract.match import VideoInfo, read_match
+    from contract.tables import load_table
+    from vision.replay import track_video
+    from vision.shots import shots_from_tracks
+
+    reports, per_clip = [], {}
+    for mp4 in sorted(FIXTURES.glob("*.mp4")):
+        truth = read_match(mp4.with_suffix(".truth.json"))
+        table = load_table(truth.table)
+        res = track_video(str(mp4), calibrate_video(mp4, table), table)
+        pred = Match(
+            game=truth.game,
+            table=truth.table,
+            video=VideoInfo(fps=res.fps, frames=res.frames),
+            events=res.events,
+        )
+        pred = shots_from_tracks(pred, res.tracks, table)
+        rep = score_match(pred, truth)
+        reports.append(rep)
+        per_clip[mp4.stem] = rep.to_json()["events"]["overall"]["f1"]
+    if not reports:
+        return None
+    total = combine(reports)
+    print(f"\n== events from rendered video ({len(reports)} fixture clips, auto calibration)")
+    print(total.table())
+    return {"report": total.to_json(), "per_clip_f1": per_clip}
+
+
 def run(out_dir: Path, quick: bool) -> dict:
     items = list(_clips(quick))
     out = {"clips": [f"{n}/{s}" for n, s, *_ in items]}
     out["exact"] = _score("exact", items)
     noisy = [(n, s, c, m, degrade(t, 0.5, 0.01, s)) for n, s, c, m, t in items]
     out["noisy_0.5mm"] = _score("noisy (sigma 0.5 mm, 1 % rows dropped)", noisy)
+    if not quick:
+        out["video"] = _video(quick)
     return out

@@ -180,7 +180,8 @@ class EventFinder:
         pocket = self.pocket_at(c)
         if pocket:
             return self._ev(f, EventType.POCKET, ball=m.ball, pocket=pocket)
-        if float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
+        sudden = m.stop_f - m.start_f <= 3.0  # hit at rest and gone at once: it flew
+        if not sudden and float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
             return None  # too slow to jump a cushion: hidden at the rail, not gone
         return self._ev(f, EventType.OFF_TABLE, ball=m.ball)
 

@@ -46,6 +46,7 @@ class Movement:
     first: int  # integer frame range (series index) of the run
     last: int
     appeared: bool = False  # the track began moving (a fragment, a hand): not a ball at rest
+    reach_mm: float = 0.0  # farthest the ball got from where it started
 
 
 def _valid(xy: np.ndarray) -> np.ndarray:
@@ -200,7 +201,8 @@ def movements(
                 bool(hidden),
                 f,
                 g,
-                appeared=len(before) == 0 and f > 0,
+                appeared=len(before) == 0,
+                reach_mm=float(np.nanmax(d0)) if len(d0) else 0.0,
             )
         )
         f = g + 1

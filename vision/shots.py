@@ -102,15 +102,26 @@ def _real(m: Movement, series: Series, s: ShotSettings) -> bool:
     return bool(reach > max(3.0 * s.move_mm, 5.0))
 
 
-def _group(moves: list[Movement], settle: float) -> list[list[Movement]]:
-    """Group movements into shots: a movement starting more than ``settle`` frames
-    after everything stopped opens a new shot."""
+def _strike_like(m: Movement, radius: float) -> bool:
+    """Can this movement open a shot? A struck ball leaves its place: it ends at least half
+    a radius away, or went two diameters out (and came back off a cushion), or vanished;
+    a centre pulled by an arm or a body at its edge comes back to where it was."""
+    moved = float(np.hypot(m.stop_at[0] - m.start_at[0], m.stop_at[1] - m.start_at[1]))
+    return m.gone or moved >= 0.5 * radius or m.reach_mm >= 4.0 * radius
+
+
+def _group(moves: list[Movement], settle: float, radius: float) -> list[list[Movement]]:
+    """Group movements into shots: a strike-like movement starting more than ``settle``
+    frames after everything stopped opens a new shot; other movements outside shots are
+    measurement jitter and dropped."""
     groups: list[list[Movement]] = []
     end = -1e9
     for m in moves:
         if m.hidden or m.appeared:
             continue
         if not groups or m.start_f > end + settle:
+            if not _strike_like(m, radius):
+                continue
             groups.append([m])
             end = m.stop_f
         else:
@@ -138,7 +149,7 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
     s = adapt(settings or ShotSettings(), noise_mm(series))
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
-    groups = _group(moves, settle)
+    groups = _group(moves, settle, table.ball_radius)
     finder = EventFinder(series, table, s)
     shots: list[Shot] = []
     loose: list[Event] = []
