@@ -212,14 +212,23 @@ class EventFinder:
                 home = xy[f - 1] if not np.isnan(xy[f - 1, 0]) else xy[f]
                 fallen_at.append((float(f), ident, home))
         for f, ident, home in sorted(fallen_at, key=lambda r: r[0]):
-            by, best = None, reach
+            # a skittle shows as fallen a few frames after the knock: the ball that passed
+            # nearest its mark shortly before is the knocker
+            by, best, when = None, reach, f - 0.5
             for b, other in enumerate(self.s.ids):
                 if other in self.skittles:
                     continue
-                for g in (f - 1.0, f - 0.5, f):
-                    p = self.pos_interp(b, g)
+                for g in np.arange(f - 8.0, f + 0.25, 0.25):
+                    p = self.pos_interp(b, float(g))
                     if p is not None and np.linalg.norm(p - home) < best:
-                        by, best = other, float(np.linalg.norm(p - home))
+                        by, best, when = other, float(np.linalg.norm(p - home)), float(g)
+            if by is not None:  # the knock: when that ball first came within reach
+                b = self.s.index(by)
+                for g in np.arange(f - 8.0, when + 0.25, 0.25):
+                    p = self.pos_interp(b, float(g))
+                    if p is not None and np.linalg.norm(p - home) < reach:
+                        when = float(g)
+                        break
             if by is None:
                 prior = [
                     (abs(f - g), s)
@@ -229,11 +238,8 @@ class EventFinder:
                     and np.linalg.norm(h - home) < 2 * self.table.skittle_height_mm + 10
                 ]
                 by = min(prior)[1] if prior else None
-            out.append(
-                self._ev(
-                    f - 0.5, EventType.SKITTLE_DOWN, skittle=ident, **({"by": by} if by else {})
-                )
-            )
+            extra = {"by": by} if by else {}
+            out.append(self._ev(when, EventType.SKITTLE_DOWN, skittle=ident, **extra))
         return out
 
     # ------------------------------------------------------------------ shots

@@ -157,6 +157,9 @@ def test_events_from_exact_tracks_match_the_simulated_truth(name: str, kinds: tu
     for kind in kinds:
         if kind in per_type and per_type[kind]["truth"]:
             assert per_type[kind]["f1"] == 1.0, (kind, per_type[kind])
+    if "skittle_down" in per_type and per_type["skittle_down"]["truth"]:
+        sk = per_type["skittle_down"]
+        assert sk["by_right"] == sk["by_total"] == sk["truth"]  # the knocker named right
 
 
 def test_the_video_ending_while_balls_roll_is_no_pocket_and_no_off_table() -> None:
