@@ -25,6 +25,7 @@ class ReplayRunner:
         self.db, self.settings, self.broker = db, settings, broker
         self._q: queue.Queue[int | None] = queue.Queue()
         self._proc: subprocess.Popen | None = None
+        self._closing = False  # set on shutdown: a job cut short then records nothing
         self._thread = threading.Thread(target=self._loop, name="replays", daemon=True)
         self._thread.start()
 
@@ -35,6 +36,7 @@ class ReplayRunner:
         self._q.put(replay_id)
 
     def close(self) -> None:
+        self._closing = True
         self._q.put(None)
         p = self._proc
         if p is not None and p.poll() is None:
@@ -58,6 +60,8 @@ class ReplayRunner:
             try:
                 self._run(rid)
             except Exception as e:  # a job never kills the runner; the reason is recorded
+                if self._closing:  # killed by the shutdown; the database may be closed
+                    return
                 self.db.update_replay(rid, status="failed", error=f"{type(e).__name__}: {e}")
                 self._event(rid)
 
