@@ -128,7 +128,7 @@ class _Watch:
     the monitor has recalibrated, rebuilds the detector on the new calibration from the
     latest frames, so positions after the move come from the new model only."""
 
-    def __init__(self, calib: Calibration, table: TableSpec, src: VideoSource, every: int = 1):
+    def __init__(self, calib: Calibration, table: TableSpec, src: VideoSource, every: int = 3):
         from calibration.monitor import CalibrationMonitor
         from calibration.plate import median_plate
 
