@@ -25,6 +25,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 
+from service.serve import server_command
+
 TOKEN = "bench-token"
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,19 +80,7 @@ def _start_server(tmp: Path) -> tuple[subprocess.Popen, str]:
         "TABLEMON_DB": str(tmp / "bench.db"),
         "TABLEMON_DATA": str(tmp),
     }
-    cmd = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "--factory",
-        "service.app:create_app",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        "--backlog",
-        "2048",
-    ]
+    cmd = server_command(port, "--backlog", "2048")
     p = subprocess.Popen(
         cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

@@ -11,6 +11,23 @@ from pathlib import Path
 from service.settings import Settings, get_settings
 
 
+def server_command(port: int, *extra: str) -> list[str]:
+    """The command that runs the service in its own process on 127.0.0.1:``port`` (for the
+    kill -9 tests and the load benchmark); settings come from the environment."""
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        "service.app:create_app",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        *extra,
+    ]
+
+
 def demo_setup(app_state: object, settings: Settings, video: Path, base_url: str) -> str:
     """Register the demo table and match; start its live worker. Returns the scoreboard URL."""
     from service.deps import open_runtime

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 import warnings
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ warnings.filterwarnings("ignore", message=".*httpx.*")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from service.app import create_app  # noqa: E402
+from service.serve import server_command  # noqa: E402
 from service.settings import Settings, get_settings  # noqa: E402
 
 TOKEN = "ref-secret"
@@ -101,17 +101,7 @@ def server(tmp: Path) -> Iterator[tuple[str, subprocess.Popen]]:
         "TABLEMON_DATA": str(tmp / "data"),
     }
     p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "service.app:create_app",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-        ],
+        server_command(port),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
