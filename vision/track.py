@@ -14,6 +14,12 @@ a pocket mouth while moving toward it is *pocketed* and ends at once; one that
 disappears near an actor (arm, cue, body) or at rest is *occluded* and coasts at its
 predicted position; a ball that reappears where no track is expecting it takes the
 name of a lost ball of the same class (a hand re-spotting a ball).
+
+On a pyramid table, pass the frame's picture to :meth:`Tracker.update` and the white
+balls' numbers are read (``vision.numbers``): each white track votes over its views, takes
+a number once the vote is sure and no other track on the table holds it, and keeps it;
+from then on its rows carry the number as id (contract §3). :meth:`Tracker.renamed`
+gives a whole video's rows with every numbered ball under its number from its first row.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from scipy.optimize import linear_sum_assignment
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.detect import Detections
+from vision.numbers import NumberVote, assign_numbers
 
 NAN = float("nan")
 
@@ -48,6 +55,8 @@ class TrackerConfig:
     mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
+    reads_per_frame: int = 16  # number patches read at most per frame (white pyramid balls)
+    min_read_radius_px: float = 9.0  # smaller balls' numbers are not read
 
 
 @dataclass
@@ -66,10 +75,17 @@ class _Track:
     last_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     occluded: bool = False
     pending: list = field(default_factory=list)  # rows while tentative
+    number: int | None = None  # 1..15 once read (pyramid white balls)
+    numvote: NumberVote = field(default_factory=NumberVote)
 
     @property
     def cls(self) -> str:
         return self.votes.most_common(1)[0][0] if self.votes else "white"
+
+    @property
+    def label(self) -> str | None:
+        """The id its rows carry: the number once read, else the tracker's name."""
+        return str(self.number) if self.number is not None else self.name
 
 
 class Tracker:
@@ -83,6 +99,7 @@ class Tracker:
         self._name_counts: Counter = Counter()
         self._last_t: float | None = None
         self._frames_seen = 0
+        self._reader = None  # vision.numbers.NumberReader, loaded when first needed
         self._pockets = np.array(  # drop circles: centre x, y and radius, mm
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
         ).reshape(-1, 3)
@@ -176,8 +193,9 @@ class Tracker:
         return n >= 5 and tr.votes.most_common(1)[0][1] >= 0.8 * n
 
     # ------------------------------------------------------------ update
-    def update(self, det: Detections) -> Tracks:
-        """Advance one frame with this frame's detections; return the rows it produced."""
+    def update(self, det: Detections, image: np.ndarray | None = None) -> Tracks:
+        """Advance one frame with this frame's detections; return the rows it produced.
+        ``image`` (the frame, BGR uint8, video px) lets the tracker read ball numbers."""
         self._frame = det.frame
         self._frames_seen += 1
         dt = 1 / 30 if self._last_t is None else max(1e-3, det.t - self._last_t)
@@ -223,6 +241,8 @@ class Tracker:
             if j not in used_d and j not in {jj for _, jj in far}:
                 self.tracks.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
                 matched[id(self.tracks[-1])] = j
+        if image is not None and self.table.kind == "pyramid":
+            self._read_numbers(image, det, matched)
         for tr in self.tracks:
             if tr.state not in ("tentative", "active"):
                 continue
@@ -235,7 +255,7 @@ class Tracker:
                 elif det.frame - tr.first_frame >= self.cfg.confirm_window:
                     tr.state = "dropped"
             else:
-                rows.append((*row[:2], tr.name, *row[3:]))
+                rows.append((*row[:2], tr.label, *row[3:]))
         self.tracks = [t for t in self.tracks if t.state != "dropped"]
         return Tracks.from_rows(rows)
 
@@ -315,11 +335,12 @@ class Tracker:
                 key=lambda t: (-t.last_seen, float(np.linalg.norm(t.last_xy - tr.x[:2]))),
             )
             tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes
+            tr.number, tr.numvote = old.number, old.numvote
             old.state = "dropped"
         else:
             tr.name = self._name_for(cls, tr.x[:2])
         tr.state = "active"
-        rows = [(*r[:2], tr.name, *r[3:]) for r in tr.pending]
+        rows = [(*r[:2], tr.label, *r[3:]) for r in tr.pending]
         tr.pending = []
         return rows
 
@@ -331,6 +352,60 @@ class Tracker:
             if tr.state == "tentative" and tr.last_seen == self._frame:
                 rows += self._confirm(tr)
         return Tracks.from_rows(rows)
+
+    # ------------------------------------------------------------ numbers
+    def _read_numbers(self, image: np.ndarray, det: Detections, matched: dict) -> None:
+        """Read the numbers of white active tracks seen sharp this frame (new views
+        only), then give sure numbers out (``vision.numbers.assign_numbers``)."""
+        ask: list[tuple[_Track, int]] = []
+        for tr in self.tracks:
+            j = matched.get(id(tr))
+            if tr.state != "active" or tr.number is not None or j is None:
+                continue
+            if tr.cls != "white" or det.blurred[j] or not np.all(np.isfinite(det.uv[j])):
+                continue
+            r = float(det.radius[j])
+            if not r >= self.cfg.min_read_radius_px or not tr.numvote.wants_look(det.uv[j], r):
+                continue
+            ask.append((tr, j))
+            if len(ask) >= self.cfg.reads_per_frame:
+                break
+        if ask:
+            if self._reader is None:
+                from vision.numbers import NumberReader
+
+                self._reader = NumberReader.load()
+            js = np.array([j for _, j in ask])
+            logp = self._reader.read(image, det.uv[js], det.radius[js])
+            for (tr, j), lp in zip(ask, logp, strict=True):
+                tr.numvote.add(lp, det.uv[j], float(det.radius[j]))
+        undecided = {
+            id(t): t
+            for t in self.tracks
+            if t.state == "active" and t.number is None and t.numvote.views + t.numvote.looks
+        }
+        if not undecided:
+            return
+        taken = {t.number for t in self.tracks if t.state == "active" and t.number is not None}
+        got = assign_numbers({k: t.numvote for k, t in undecided.items()}, taken)
+        for k, n in got.items():
+            undecided[k].number = n
+
+    def renames(self) -> dict[str, str]:
+        """Tracker name -> number id of every ball whose number was read."""
+        return {t.name: str(t.number) for t in self.tracks if t.name and t.number is not None}
+
+    def renamed(self, rows: Tracks) -> Tracks:
+        """A whole video's ``rows`` with every numbered ball under its number from its
+        first row (contract §3: a ball keeps one name for the whole video)."""
+        names = self.renames()
+        if not names or not len(rows):
+            return rows
+        ids = np.array([names.get(str(i), i) for i in rows.id], object)
+        order = np.lexsort((ids.astype(str), rows.frame))
+        cols = (rows.frame, rows.t, ids, rows.x, rows.y, rows.visible, rows.u, rows.v)
+        state = None if rows.state is None else rows.state[order]
+        return Tracks(*(c[order] for c in cols), state)
 
     def names(self) -> dict[str, str]:
         """Name -> state (active, lost, pocketed) of every confirmed ball."""

@@ -208,3 +208,123 @@ def test_respotted_ball_takes_the_name_of_the_ball_that_left_last():
     name_b = _ids_near(tr, 0, b0)
     assert _ids_near(tr, 69, [3 * t.L / 4, t.W / 2]) == name_b
     assert len(tr.ids()) == 3
+
+
+# ------------------------------------------------------------ numbers (pyramid white balls)
+class _FakeReader:
+    """Reads the number set by the test for the ball nearest each centre (video px), with
+    probability ``p``; a ball with no number set reads as "none readable"."""
+
+    def __init__(self, numbers: dict, p: float = 0.6):
+        self.numbers, self.p = numbers, p
+        self.calls = 0
+
+    def read(self, image, centres, radii):
+        self.calls += len(centres)
+        out = np.full((len(centres), 16), np.log(1e-6))
+        for i, c in enumerate(centres):
+            key = min(self.numbers, key=lambda k: np.hypot(k[0] - c[0], k[1] - c[1]))
+            n = self.numbers[key] if np.hypot(key[0] - c[0], key[1] - c[1]) < 40 else 0
+            if n == 0:
+                out[i, 0] = np.log(0.9)
+                out[i, 1:] = np.log(0.1 / 15)
+            else:
+                out[i, 1:] = np.log((1 - self.p) / 14)
+                out[i, n] = np.log(self.p)
+                out[i, 0] = np.log(1e-6)
+        return out
+
+
+def _pix_det(frame: int, xy, classes, px_per_mm: float = 0.5, blurred=None) -> Detections:
+    """Detections with pixel centres (a plain scale of the table mm) and 16 px radii."""
+    xy = np.asarray(xy, float).reshape(-1, 2)
+    n = len(xy)
+    return Detections(
+        frame,
+        frame / FPS,
+        xy * px_per_mm,
+        xy,
+        np.full(n, 16.0),
+        np.asarray(list(classes), object),
+        np.ones(n),
+        np.zeros(n, bool) if blurred is None else np.asarray(blurred, bool),
+        np.zeros((0, 4)),
+    )
+
+
+def _run_numbers(tracker: Tracker, positions, classes, frames: int) -> Tracks:
+    """positions(k) -> list of mm centres; returns all live rows."""
+    img = np.zeros((8, 8, 3), np.uint8)
+    parts = [tracker.update(_pix_det(k, positions(k), classes), img) for k in range(frames)]
+    parts.append(tracker.finish())
+    rows = [
+        r
+        for p in parts
+        for r in zip(p.frame, p.t, p.id, p.x, p.y, p.visible, p.u, p.v, strict=True)
+    ]
+    return Tracks.from_rows(rows)
+
+
+def test_rolling_white_ball_takes_its_number_and_keeps_it_in_later_rows():
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    # one white ball rolling 20 mm a frame (a new view every frame at 16 px radius), a yellow
+    tracker._reader = _FakeReader({(500.0 + 10 * k, 400.0): 7 for k in range(40)})
+    pos = lambda k: [(1000.0 + 20 * k, 800.0), (2000.0, 800.0)]  # noqa: E731
+    rows = _run_numbers(tracker, pos, ["white", "yellow"], 40)
+    assert "7" in set(rows.id), "the number was never read"
+    first = int(rows.of("7").frame.min())
+    assert 3 <= first < 20  # read after a few views, not from one look
+    assert set(rows.id[rows.frame > first]) == {"7", "yellow"}
+    full = tracker.renamed(rows)
+    assert set(full.id) == {"7", "yellow"}  # the whole video under the number
+    assert tracker.renames() == {"w1": "7"}
+
+
+def test_ball_at_rest_is_one_view_and_an_unsure_vote_reads_nothing():
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    tracker._reader = _FakeReader({(500.0, 400.0): 9}, p=0.5)
+    rows = _run_numbers(tracker, lambda k: [(1000.0, 800.0)], ["white"], 60)
+    assert set(rows.id) == {"w1"}  # one look at one face is not enough at p = 0.5
+    assert tracker._reader.calls <= 4  # a ball at rest is looked at a few times only
+
+
+@pytest.mark.parametrize("blurred, cls", [(True, "white"), (False, "yellow")])
+def test_smeared_and_yellow_balls_are_not_read(blurred, cls):
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    tracker._reader = _FakeReader({(500.0 + 10 * k, 400.0): 3 for k in range(30)}, p=0.9)
+    img = np.zeros((8, 8, 3), np.uint8)
+    for k in range(30):
+        tracker.update(_pix_det(k, [(1000.0 + 20 * k, 800.0)], [cls], blurred=[blurred]), img)
+    assert tracker._reader.calls == 0 and tracker.renames() == {}
+
+
+def test_two_tracks_never_hold_the_same_number():
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    # both balls read as 5 (a misreading net): only one may take it
+    numbers = {(500.0 + 10 * k, 400.0): 5 for k in range(40)}
+    numbers.update({(500.0 + 10 * k, 600.0): 5 for k in range(40)})
+    tracker._reader = _FakeReader(numbers, p=0.9)
+    _run_numbers(
+        tracker,
+        lambda k: [(1000.0 + 20 * k, 800.0), (1000.0 + 20 * k, 1200.0)],
+        ["white", "white"],
+        40,
+    )
+    assert sorted(tracker.renames().values()) == ["5"]
+
+
+def test_a_read_number_is_kept_when_later_looks_disagree():
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    reader = _FakeReader({(500.0 + 10 * k, 400.0): 11 for k in range(20)}, p=0.9)
+    tracker._reader = reader
+    img = np.zeros((8, 8, 3), np.uint8)
+    for k in range(40):
+        if k == 20:
+            reader.numbers = {(500.0 + 10 * j, 400.0): 12 for j in range(20, 40)}
+        tracker.update(_pix_det(k, [(1000.0 + 20 * k, 800.0)], ["white"]), img)
+    assert tracker.renames() == {"w1": "11"}

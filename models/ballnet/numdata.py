@@ -1,0 +1,152 @@
+"""The number reader's data recipe, as code: crowd scenes of numbered white pyramid balls.
+
+Each scene is a pyramid table with a random cloth and look, a random camera at 1920x1080
+(60 %) or 1280x720 (40 %) and per frame up to 48 white balls with random numbers and 4
+yellows, 70 % of the white balls turned so that a pole (where the number is printed) faces
+the camera within 40 degrees, 15 % moving (motion blur), players' parts over some. Every
+frame is softened and sent through a JPEG round trip (quality 45..92).
+
+Patches are *tight* crops (``vision.numbers.NUM_SPAN`` ball radii either side of the
+centre, ``vision.numbers.NUM_PATCH`` px square, cut by ``vision.classify.extract_patches``
+exactly as at run time) of every visible ball, centre jittered by ~0.06 r and radius by
+-8..+12 %. Label ``number``: 1..15 when the pole faces the camera (|pole . view| > 0.85),
+no player covers the ball, the smear is under 0.25 r and the ball radius is at least
+``MIN_R_PX``; 0 when the pole is turned away (< 0.6), the ball is smeared over 0.5 r, the
+radius is under ``SURE_R_PX`` or the ball has no number (yellow); -1 (ignored) between.
+
+    python -m models.ballnet.numdata OUT.npz --scenes 40 --frames 10 --seed 1 [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+from multiprocessing import Pool
+
+import cv2
+import numpy as np
+
+from contract.tables import load_table
+from models.ballnet.dataset import CLOTHS, _actors, _positions, _radius_px, crowd_set, facing_rot
+from synth.camera import random_camera
+from synth.render import Renderer, jpeg_round_trip
+from synth.render_balls import silhouette
+from synth.render_samples import random_rot
+from synth.world import BallPose, WorldFrame
+from vision.classify import extract_patches
+from vision.numbers import NUM_PATCH, NUM_SPAN
+
+READABLE, UNREADABLE = 0.85, 0.6
+MIN_R_PX, SURE_R_PX = 10.0, 8.5
+"""Radius (px) from which a facing number is labelled readable, and under which it is 0."""
+
+
+def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: float, r: float):
+    """The number label of one ball (see the module docstring): 1..15, 0 or -1."""
+    if number is None:
+        return 0
+    if smear_r > 0.5 or r < SURE_R_PX:
+        return 0
+    d = abs(float(np.asarray(rot).reshape(3, 3)[:, 2] @ view))
+    if d < UNREADABLE:
+        return 0
+    if d > READABLE and smear_r < 0.25 and covered == 0 and r >= MIN_R_PX:
+        return int(number)
+    return -1
+
+
+def scene(seed: int, frames: int) -> dict[str, np.ndarray]:
+    """Tight number patches and labels of one random crowd scene of ``frames`` frames."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng([seed, 91])
+    table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
+    size = (1920, 1080) if rng.random() < 0.6 else (1280, 720)
+    cam = random_camera(table, size, rng)
+    infos = crowd_set(rng)
+    rend = Renderer(table, [cam], infos, seed)
+    R = table.ball_radius
+    C = np.asarray(cam.centre)
+    w, h = size
+    X, N, RP = [], [], []
+    for fi in range(frames):
+        ids = list(infos)
+        n = int(rng.integers(len(ids) // 2, len(ids) + 1))
+        pos = _positions(table, list(rng.choice(ids, n, replace=False)), rng)
+        balls = {}
+        for b, (x, y) in pos.items():
+            v = np.zeros(2)
+            if rng.random() < 0.15:
+                a = rng.uniform(0, 2 * np.pi)
+                v = rng.uniform(300, 4000) * np.array([np.cos(a), np.sin(a)])
+            rot = random_rot(rng)
+            if infos[b].number is not None and rng.random() < 0.7:
+                view = C - [x, y, R]
+                rot = facing_rot(view / np.linalg.norm(view), 40.0, rng)
+            balls[b] = BallPose(x, y, R, vx=float(v[0]), vy=float(v[1]), rot=rot)
+        acts = _actors(table, pos, rng) if rng.random() < 0.4 else ()
+        img, vis = rend.render(WorldFrame(fi, fi / 30, balls, {}, acts))
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 0.9))
+        img = jpeg_round_trip(img, int(rng.integers(45, 93)))
+        mask = rend._painters_for(0)[1].draw(np.zeros_like(img), acts) if acts else None
+        for bid, pose in balls.items():
+            if not vis.get(bid, False):
+                continue
+            S = np.array([pose.x, pose.y, pose.z])
+            uv = cam.project(S[None])[0]
+            r = _radius_px(cam, S, R)
+            v3 = np.array([pose.vx, pose.vy, 0.0]) / 120
+            sm = cam.project(np.array([S - v3, S + v3]))
+            smear_r = float(np.linalg.norm(sm[1] - sm[0])) / r
+            covered = 0.0
+            if mask is not None:
+                ring = silhouette(cam, S, R, 12)
+                pts = np.vstack([uv, ring, 0.5 * (ring + uv)])
+                ix = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+                iy = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+                covered = float((mask[iy, ix] > 127).mean())
+            view = (C - S) / np.linalg.norm(C - S)
+            num = label(infos[bid].number, pose.rot, view, smear_r, covered, r)
+            if num < 0:
+                continue
+            for _ in range(2 if num > 0 else 1):
+                j = uv + rng.normal(0, 0.06 * r, 2)
+                rr = r * rng.uniform(0.92, 1.12)
+                X.append(extract_patches(img, j[None], np.array([rr]), NUM_PATCH, NUM_SPAN)[0])
+                N.append(num)
+                RP.append(r)
+    return {
+        "x": np.stack(X),
+        "number": np.array(N, np.int8),
+        "radius": np.array(RP, np.float32),
+        "height": np.full(len(N), size[1], np.int16),
+        "scene": np.full(len(N), seed, np.int32),
+    }
+
+
+def _job(args: tuple[int, int]) -> dict[str, np.ndarray]:
+    cv2.setNumThreads(1)
+    return scene(*args)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="render tight number patches")
+    ap.add_argument("out")
+    ap.add_argument("--scenes", type=int, default=40)
+    ap.add_argument("--frames", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1, help="first scene seed")
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    work = [(s, a.frames) for s in range(a.seed, a.seed + a.scenes)]
+    if a.jobs > 1:
+        with Pool(a.jobs) as pool:
+            parts = pool.map(_job, work, chunksize=1)
+    else:
+        parts = [_job(w) for w in work]
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    np.savez_compressed(a.out, **data)
+    num = data["number"]
+    print(f"{a.out}: {len(num)} patches, readable {int((num > 0).sum())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Train the number reader (NumNet) on the CPU, export it to ONNX (opset 17), check
+onnxruntime against torch, and record it in ``manifest.json`` (key ``number_reader``) and
+``numbers_metrics.json`` beside BallNet.
+
+    python -m models.ballnet.numdata /tmp/numnet/test.npz --scenes 16 --frames 8 --seed 500001 --jobs 2
+    python -m models.ballnet.numdata /tmp/numnet/train.npz --scenes 160 --frames 10 --seed 1 --jobs 2
+    python -m models.ballnet.train_numbers --train /tmp/numnet/train.npz \\
+        --test /tmp/numnet/test.npz --epochs 12 --out models/ballnet
+
+Input: a tight patch (``vision.numbers.NUM_PATCH`` px over ``2 * NUM_SPAN`` ball radii),
+BGR, ``pixel / 255 - 0.5``, channels first. Output ``number``: 16 logits, 0 = no number
+readable, 1..15. Training needs torch (CPU build 2.13.0); the product never imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from models.ballnet.train import augment, block
+from vision.classify import file_sha256, to_input
+from vision.numbers import NUM_PATCH, NUM_SPAN
+
+N_NUMBERS = 16
+
+
+class NumNet(nn.Module):
+    """32x32 BGR tight patch -> 16 number logits; three stride-2 stages to 4x4x128
+    (about 4 M multiply-adds a patch: a full-resolution first layer for the small figures,
+    then the stride-2 stages)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = nn.Sequential(
+            block(3, 16, 1),
+            block(16, 32, 2),  # 16x16
+            block(32, 64, 2),  # 8x8
+            block(64, 64, 1),
+            block(64, 128, 2),  # 4x4
+        )
+        self.head = nn.Sequential(
+            nn.Flatten(),
+            nn.Dropout(0.2),
+            nn.Linear(128 * 16, 128),
+            nn.ReLU(inplace=True),
+            nn.Linear(128, N_NUMBERS),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(x))
+
+
+def load_many(paths: list[str]) -> dict[str, np.ndarray]:
+    parts = [dict(np.load(p)) for p in paths]
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "number", "radius", "height")}
+
+
+def train(d: dict[str, np.ndarray], epochs: int, seed: int, threads: int) -> NumNet:
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(seed)
+    model = NumNet()
+    x = torch.from_numpy(to_input(d["x"]))
+    y = torch.from_numpy(d["number"].astype(np.int64))
+    bs = 128
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=3e-4)
+    steps = epochs * ((len(x) + bs - 1) // bs)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps, pct_start=0.15)
+    ce = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for ep in range(epochs):
+        model.train()
+        perm = torch.randperm(len(x), generator=g)
+        tot, t0 = 0.0, time.time()
+        for k in range(0, len(x), bs):
+            idx = perm[k : k + bs]
+            loss = ce(model(augment(x[idx], g)), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += float(loss.detach()) * len(idx)
+        print(f"epoch {ep + 1}/{epochs}: loss {tot / len(x):.4f} ({time.time() - t0:.0f} s)")
+    return model.eval()
+
+
+def logits(model: nn.Module, x: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        return np.concatenate(
+            [
+                model(torch.from_numpy(to_input(x[k : k + 1024]))).numpy()
+                for k in range(0, len(x), 1024)
+            ]
+        )
+
+
+def scores(lg: np.ndarray, d: dict[str, np.ndarray]) -> dict:
+    """Per-patch accuracy on readable patches (label > 0) and on unreadable ones (label 0),
+    overall and by picture height."""
+    pred = lg.argmax(1)
+    out: dict = {}
+    for name, m in (
+        ("all", np.ones(len(pred), bool)),
+        ("1080p", d["height"] == 1080),
+        ("720p", d["height"] == 720),
+    ):
+        r, z = m & (d["number"] > 0), m & (d["number"] == 0)
+        out[name] = {
+            "readable_n": int(r.sum()),
+            "readable_accuracy": float((pred[r] == d["number"][r]).mean()) if r.any() else None,
+            "misread_rate": float(((pred[r] != d["number"][r]) & (pred[r] > 0)).mean())
+            if r.any()
+            else None,
+            "none_n": int(z.sum()),
+            "none_accuracy": float((pred[z] == 0).mean()) if z.any() else None,
+        }
+    return out
+
+
+def export(model: NumNet, path: Path, sample: np.ndarray) -> float:
+    """Write the ONNX file; return the largest |onnxruntime - torch| logit difference."""
+    import onnxruntime as ort
+
+    x = torch.from_numpy(to_input(sample))
+    torch.onnx.export(
+        model,
+        (x[:1],),
+        str(path),
+        opset_version=17,
+        input_names=["patch"],
+        output_names=["number"],
+        dynamic_axes={n: {0: "n"} for n in ("patch", "number")},
+        dynamo=False,
+    )
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {"patch": x.numpy()})[0]
+    with torch.no_grad():
+        ref = model(x).numpy()
+    return float(np.abs(got - ref).max())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="train and export the number reader")
+    ap.add_argument("--train", required=True, nargs="+")
+    ap.add_argument("--test", required=True)
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--out", default="models/ballnet")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    a = ap.parse_args()
+    tr, te = load_many(a.train), load_many([a.test])
+    t0 = time.time()
+    model = train(tr, a.epochs, a.seed, a.threads)
+    minutes = (time.time() - t0) / 60
+    out = Path(a.out)
+    onnx_path = out / "numbers.onnx"
+    torch.save(model.state_dict(), Path("/tmp") / "numnet_last.pt")
+    diff = export(model, onnx_path, te["x"][:64])
+    metrics = {
+        "synthetic_held_out": scores(logits(model, te["x"]), te),
+        "train_patches": int(len(tr["x"])),
+        "train_readable": int((tr["number"] > 0).sum()),
+        "epochs": a.epochs,
+        "train_minutes": round(minutes, 1),
+        "onnx_vs_torch_max_abs_logit_diff": diff,
+        "params": int(sum(p.numel() for p in model.parameters())),
+    }
+    (out / "numbers_metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    mpath = out / "manifest.json"
+    manifest = json.loads(mpath.read_text())
+    manifest["number_reader"] = {
+        "file": onnx_path.name,
+        "sha256": file_sha256(onnx_path),
+        "bytes": onnx_path.stat().st_size,
+        "opset": 17,
+        "input": "patch",
+        "input_shape": ["n", 3, NUM_PATCH, NUM_PATCH],
+        "input_format": "BGR, (pixel / 255) - 0.5, channels first; patch = 2*span_radii radii",
+        "span_radii": NUM_SPAN,
+        "outputs": {"number": "0 = none readable, 1..15"},
+        "trained_with": f"torch {torch.__version__}, models/ballnet/train_numbers.py",
+    }
+    mpath.write_text(json.dumps(manifest, indent=2) + "\n")
+    print(json.dumps(metrics, indent=2))
+
+
+if __name__ == "__main__":
+    main()
