@@ -15,6 +15,13 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.impulse import (
+    RackContact,
+    closest_approaches,
+    component,
+    rack_contacts,
+    rest_positions,
+)
 from vision.motion import Movement
 from vision.series import Series, line_fit
 
@@ -76,7 +83,12 @@ class EventFinder:
         return a + (c - a) * (f - lo)
 
     def partner(
-        self, ball: str, at: np.ndarray, f: float, started: dict[str, float] | None = None
+        self,
+        ball: str,
+        at: np.ndarray,
+        f: float,
+        started: dict[str, float] | None = None,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[str, float] | None:
         """The ball one diameter from ``at`` at frame ``f``: (id, its speed before).
 
@@ -84,7 +96,7 @@ class EventFinder:
         interpolating its samples (a kink of its own at ``f`` bends one or the other)."""
         best: tuple[bool, float, str, float] | None = None
         for b, ident in enumerate(self.s.ids):
-            if ident == ball or ident in self.skittles:
+            if ident == ball or ident in self.skittles or ident in exclude:
                 continue
             sp = self.speed_before(b, f)
             still = sp < self.settings.rest_mm
@@ -123,6 +135,12 @@ class EventFinder:
                     continue
                 app, rec = g0 - g1, g2 - g1
                 floor = max(0.3, 4.0 * self.settings.sigma_mm)
+                # the bounce halfway between two samples leaves them level: look a frame
+                # farther on that side
+                if app < floor and k >= 2 and not np.isnan(g[k - 2]):
+                    app = (g[k - 2] - g1) / 2
+                if rec < floor and k + 2 < len(g) and not np.isnan(g[k + 2]):
+                    rec = (g[k + 2] - g1) / 2
                 if app < floor or rec < floor:
                     continue
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
@@ -270,8 +288,17 @@ class EventFinder:
         for m in moves[1:]:
             starts.setdefault(m.ball, m.start_f)
         cluster: list[tuple[float, Movement, Movement]] = []
+        handled: set[str] = {cue}
         for m in moves[1:]:
+            if m.ball in handled:
+                continue
             rest = np.asarray(m.start_at)
+            racked = self._rack(m, starts, cue)
+            if racked is not None:
+                for c in racked[1]:
+                    add_contact(c.f, c.striker, c.struck, np.asarray(c.at))
+                handled |= racked[0]
+                continue
             p = self.partner(m.ball, rest, m.start_f, started=starts)
             if p is not None:
                 add_contact(m.start_f, p[0], m.ball, rest)
@@ -314,12 +341,72 @@ class EventFinder:
             if m.gone and (ev := self.gone_event(m)) is not None:
                 events.append(ev)
             events += self._crossings(b, m)
+        self._touches(moves, contacts, add_contact)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi)
         events = self._causal(events, cue)
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _rack(
+        self, m: Movement, starts: dict[str, float], cue: str
+    ) -> tuple[set[str], list[RackContact]] | None:
+        """Contacts of the frozen cluster ``m``'s ball belongs to (itself and the balls at
+        rest touching it), set off by a moving ball from outside; None when the ball
+        touched nothing at rest or no outside ball explains the cluster's start."""
+        sigma = self.settings.sigma_mm
+        tol = 1.5 + 3.0 * sigma
+        rest = rest_positions(self.s, m.start_f, set(self.skittles))
+        if m.ball not in rest:
+            return None
+        comp = component(m.ball, rest, self.R, tol)
+        if len(comp) < 2 or cue in comp:
+            return None
+        out = frozenset(comp)
+        for c in sorted(comp, key=lambda c: starts.get(c, 1e18)):
+            f = starts.get(c)
+            if f is None or abs(f - m.start_f) > 2.0:
+                continue
+            p = self.partner(c, rest[c], f, started=starts, exclude=out)
+            if p is None:
+                continue
+            thr = max(0.5, 4.0 * sigma)
+            found = rack_contacts(self.s, p[0], c, f, comp, rest, self.R, tol, thr)
+            return set(comp), found
+        return None
+
+    def _touches(self, moves: list[Movement], contacts, add_contact) -> None:
+        """Contacts of balls that came within one diameter of each other (a kiss too
+        thin to bend either path visibly): closest approaches of every moving ball to
+        every other ball, the faster one before named first."""
+        lo = max(0, int(min(m.first for m in moves)) - 2)
+        hi = min(self.s.n_frames, int(max(m.last for m in moves)) + 3)
+        sig = self.settings.sigma_mm
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for m in moves:
+            spans.setdefault(m.ball, []).append((m.first - 1, m.last + 1))
+        others = [i for i in self.s.ids if i not in self.skittles]
+        done: set[frozenset] = set()
+        for a in sorted(spans):
+            for b in others:
+                key = frozenset((a, b))
+                if b == a or key in done:
+                    continue
+                done.add(key)
+                ia, ib = self.s.index(a), self.s.index(b)
+                xa, xb = self.s.xy[ia, lo:hi], self.s.xy[ib, lo:hi]
+                for t, _ in closest_approaches(xa, xb, self.R, 0.5 + 3.0 * sig, 0.5 + 4 * sig):
+                    f = lo + t
+                    if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
+                        continue  # neither ball was moving: noise on two balls at rest
+                    if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
+                        continue
+                    sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
+                    striker, struck = (a, b) if sa >= sb else (b, a)
+                    pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
+                    at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
+                    add_contact(f, striker, struck, at)
 
     def _causal(self, events: list[Event], cue: str) -> list[Event]:
         """No contact between other balls before the cue ball's first contact: every

@@ -166,7 +166,10 @@ def movements(
         before = before[valid[before]]
         rest0 = np.median(xy[before], axis=0) if len(before) else xy[f]
         d0 = np.linalg.norm(xy[f : g + 1] - rest0, axis=1)
-        away = np.nonzero(d0 > eps)[0]
+        # the first frame from which the ball stays away (jitter at rest is no start)
+        out_ = d0 > eps
+        stay = out_[: len(out_) - 2] & out_[1 : len(out_) - 1] & out_[2:]
+        away = np.nonzero(stay if stay.any() else out_)[0]
         f1 = f + int(away[0]) if len(away) else f
         st, v0 = start_time(xy, rest0, f1, g) if len(before) else (float(f), np.zeros(2))
         gone = g + 1 < n and not valid[g + 1]  # the video ending is not a ball leaving

@@ -105,8 +105,10 @@ def fill_gaps(
 
 
 def noise_mm(series: Series) -> float:
-    """Measurement noise estimate (mm, one axis): from the frame-to-frame steps of
-    balls at rest, which are most steps; robust to the moving minority."""
+    """Measurement noise estimate (mm, one axis), the larger of two robust figures: the
+    median frame-to-frame step of balls at rest (most steps), and the 95th percentile of
+    the second differences (a tracker that holds still balls still and lets them jitter
+    now and then has a zero median step; rolling balls add almost nothing there)."""
     d = np.diff(series.xy, axis=1).reshape(-1, 2)
     d = d[~np.isnan(d[:, 0])]
     if len(d) < 20:
@@ -114,7 +116,12 @@ def noise_mm(series: Series) -> float:
     small = np.abs(d[np.linalg.norm(d, axis=1) < 10.0])
     if len(small) < 20:
         return 0.0
-    return float(1.4826 * np.median(small) / np.sqrt(2.0))
+    step = float(1.4826 * np.median(small) / np.sqrt(2.0))
+    a = (series.xy[:, 2:] - 2 * series.xy[:, 1:-1] + series.xy[:, :-2]).reshape(-1, 2)
+    a = a[~np.isnan(a[:, 0])]
+    a = np.abs(a[np.linalg.norm(a, axis=1) < 10.0])
+    tail = float(np.percentile(a, 95) / (1.96 * np.sqrt(6.0))) if len(a) >= 20 else 0.0
+    return max(step, tail)
 
 
 def speeds(xy: np.ndarray) -> np.ndarray:
@@ -170,3 +177,58 @@ def kink_time(a1: np.ndarray, v1: np.ndarray, a2: np.ndarray, v2: np.ndarray) ->
     if den < 1e-12:
         return None
     return float(-((a1 - a2) @ dv) / den)
+
+
+def unswap(series: Series, radius_mm: float) -> Series:
+    """Identity swaps of balls at rest undone: when tracks of balls that stood still jump
+    by more than a radius in one frame, each onto the place another of them just left
+    (a tracker trading labels inside a rack), the rows from that frame on are given
+    back to the ball that was there. Positions mm; ``radius_mm`` the ball radius."""
+    from scipy.optimize import linear_sum_assignment
+
+    xy, vis = series.xy.copy(), series.visible.copy()
+    R = radius_mm
+    for k in range(2, series.n_frames):
+        step = np.linalg.norm(xy[:, k] - xy[:, k - 1], axis=1)
+        still = np.linalg.norm(xy[:, k - 1] - xy[:, k - 2], axis=1) < 0.25 * R
+        jump = np.nonzero(np.nan_to_num(step, nan=0.0) > R)[0]
+        jump = jump[still[jump]]
+        if len(jump) < 2:
+            continue
+        cost = np.linalg.norm(xy[jump, k][:, None] - xy[jump, k - 1][None], axis=2)
+        cost[np.arange(len(jump)), np.arange(len(jump))] = 1e9
+        rows, cols = linear_sum_assignment(cost)
+        ok = cost[rows, cols] < 0.3 * R
+        if not ok.all():
+            continue
+        src, dst = jump[rows], jump[cols]  # track src now stands where ball dst stood
+        xy[dst, k:], vis[dst, k:] = xy[src, k:].copy(), vis[src, k:].copy()
+    return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def despike(series: Series, threshold_mm: float) -> Series:
+    """Single positions (one or two frames) of a ball at rest that jump away and back, as
+    an arm's edge or a passing ball pulls a detection: replaced by the rest position
+    and marked not visible. The two frames before and after must agree within half
+    ``threshold_mm``; the spike must exceed it (mm)."""
+    xy, vis = series.xy.copy(), series.visible.copy()
+    F = series.n_frames
+    if F < 6:
+        return series
+    for width in (1, 2):
+        for k in range(2, F - 1 - width):
+            nb = np.stack([xy[:, k - 2], xy[:, k - 1], xy[:, k + width], xy[:, k + width + 1]])
+            if width == 1 and k + 2 >= F:
+                continue
+            with np.errstate(invalid="ignore"):
+                med = np.median(nb, axis=0)  # (B, 2), NaN where a neighbour is absent
+                spread = np.max(np.linalg.norm(nb - med, axis=2), axis=0)
+                dev = np.max(
+                    np.stack([np.linalg.norm(xy[:, k + j] - med, axis=1) for j in range(width)]),
+                    axis=0,
+                )
+            hit = (spread < threshold_mm / 2) & (dev > threshold_mm)
+            for j in range(width):
+                xy[hit, k + j] = med[hit]
+                vis[hit, k + j] = False
+    return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)

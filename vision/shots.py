@@ -21,11 +21,13 @@ from vision.events import EventFinder
 from vision.motion import Movement, movements
 from vision.series import (
     Series,
+    despike,
     fill_gaps,
     moving_mask,
     noise_mm,
     rest_position,
     series_from_tracks,
+    unswap,
 )
 
 
@@ -102,15 +104,28 @@ def _real(m: Movement, series: Series, s: ShotSettings) -> bool:
     return bool(reach > max(3.0 * s.move_mm, 5.0))
 
 
-def _strike_like(m: Movement, radius: float) -> bool:
+def _strike_like(m: Movement, radius: float, xy: np.ndarray | None = None) -> bool:
     """Can this movement open a shot? A struck ball leaves its place: it ends at least half
     a radius away, or went two diameters out (and came back off a cushion), or vanished;
-    a centre pulled by an arm or a body at its edge comes back to where it was."""
+    a centre pulled by an arm or a body at its edge comes back to where it was. With the
+    ball's positions ``xy`` (F, 2) mm: and it rolls away, its distance from where it stood
+    growing over its first three moving frames (a detection hopping between two places
+    inside a rack, or a label traded between two balls, does not)."""
     moved = float(np.hypot(m.stop_at[0] - m.start_at[0], m.stop_at[1] - m.start_at[1]))
-    return m.gone or moved >= 0.5 * radius or m.reach_mm >= 4.0 * radius
+    if not (m.gone or moved >= 0.5 * radius or m.reach_mm >= 4.0 * radius):
+        return False
+    if xy is None:
+        return True
+    d = np.linalg.norm(xy[m.first : m.last + 2] - np.asarray(m.start_at), axis=1)
+    d = d[~np.isnan(d)]
+    k = int(np.argmax(d > 1.0)) if (d > 1.0).any() else len(d)
+    run = d[k : k + 3]
+    return len(run) < 3 or bool(np.all(np.diff(run) > 0.0))
 
 
-def _group(moves: list[Movement], settle: float, radius: float) -> list[list[Movement]]:
+def _group(
+    moves: list[Movement], settle: float, radius: float, series: Series | None = None
+) -> list[list[Movement]]:
     """Group movements into shots: a strike-like movement starting more than ``settle``
     frames after everything stopped opens a new shot; other movements outside shots are
     measurement jitter and dropped."""
@@ -120,7 +135,8 @@ def _group(moves: list[Movement], settle: float, radius: float) -> list[list[Mov
         if m.hidden or m.appeared:
             continue
         if not groups or m.start_f > end + settle:
-            if not _strike_like(m, radius):
+            xy = series.xy[series.index(m.ball)] if series is not None else None
+            if not _strike_like(m, radius, xy):
                 continue
             groups.append([m])
             end = m.stop_f
@@ -145,11 +161,13 @@ def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
 
 def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
     """Shots with events and rest positions from dense series."""
-    series = fill_gaps(series, radius_mm=table.ball_radius)
-    s = adapt(settings or ShotSettings(), noise_mm(series))
+    series = unswap(fill_gaps(series, radius_mm=table.ball_radius), table.ball_radius)
+    sigma = noise_mm(series)
+    series = despike(series, max(3.0, 6.0 * sigma))
+    s = adapt(settings or ShotSettings(), sigma)
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
-    groups = _group(moves, settle, table.ball_radius)
+    groups = _group(moves, settle, table.ball_radius, series)
     finder = EventFinder(series, table, s)
     shots: list[Shot] = []
     loose: list[Event] = []

@@ -1,0 +1,198 @@
+"""Contacts inside a cluster of balls frozen together (a rack, a pair touching at rest).
+
+When a moving ball hits one ball of a cluster, the impulse runs through the touching
+balls within microseconds: every ball of the cluster starts in the same frame and no
+approach is visible, so contacts cannot be found from paths that bend. They can be
+found from what the balls did next: each ball's change of velocity is the sum of the
+impulses along the lines of centres of its touching neighbours (equal masses), each
+impulse pushing (never pulling). Solving ``dv = A J, J >= 0`` (non-negative least
+squares) over the candidate pairs gives the impulse each pair carried; the pairs that
+carried more than the velocity noise are the contacts.
+
+Positions table mm, velocities and impulses mm per frame (per unit mass), times
+fractional frames relative to the series' first frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import nnls
+
+from vision.series import Series, line_fit
+
+
+@dataclass(frozen=True)
+class RackContact:
+    """One pair that carried an impulse: ``striker`` pushed ``struck`` at frame ``f``."""
+
+    f: float
+    striker: str
+    struck: str
+    at: tuple[float, float]  # mm, the touching point
+    impulse: float  # mm/frame of velocity given to the struck ball
+
+
+def rest_positions(series: Series, f: float, skip: set[str]) -> dict[str, np.ndarray]:
+    """Balls at rest just before frame ``f``: id -> median position (mm) of the three
+    frames before, for the balls whose three positions agree within a few mm."""
+    lo = int(np.floor(f))
+    out: dict[str, np.ndarray] = {}
+    if lo < 1:
+        return out
+    for b, ident in enumerate(series.ids):
+        if ident in skip:
+            continue
+        p = series.xy[b, max(0, lo - 3) : lo]
+        p = p[~np.isnan(p[:, 0])]
+        if len(p) == 0:
+            continue
+        med = np.median(p, axis=0)
+        if np.max(np.linalg.norm(p - med, axis=1)) < 3.0:
+            out[ident] = med
+    return out
+
+
+def component(seed: str, rest: dict[str, np.ndarray], R: float, tol: float) -> list[str]:
+    """The balls at rest touching ``seed`` directly or through others (gap < ``tol`` mm)."""
+    out, todo = [seed], [seed]
+    while todo:
+        a = todo.pop()
+        for b, p in rest.items():
+            if b not in out and np.linalg.norm(p - rest[a]) - 2 * R < tol:
+                out.append(b)
+                todo.append(b)
+    return out
+
+
+def _v_after(xy: np.ndarray, p0: np.ndarray, f0: float, n: int = 2) -> np.ndarray:
+    """Velocity (mm/frame) of a ball at ``p0`` at ``f0`` from its next ``n`` samples: the
+    straight motion through ``p0`` at ``f0`` that fits them best."""
+    lo = int(np.floor(f0))
+    fr = np.arange(lo + 1, min(lo + 1 + n, len(xy)))
+    fr = fr[~np.isnan(xy[fr, 0])]
+    if len(fr) == 0:
+        return np.zeros(2)
+    tau = fr - f0
+    return ((xy[fr] - p0) * tau[:, None]).sum(axis=0) / float(tau @ tau)
+
+
+def _striker_dv(xy: np.ndarray, f0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Velocity change (mm/frame) of the moving ball that hit the cluster at ``f0``, and
+    its position then (mm), from straight fits before and after."""
+    lo = int(np.floor(f0))
+    pre = np.arange(max(0, lo - 2), lo + 1)
+    pre = pre[~np.isnan(xy[pre, 0])]
+    if len(pre) < 2:
+        return np.zeros(2), xy[lo]
+    a, v0 = line_fit(pre.astype(float), xy[pre])
+    pc = a + v0 * f0
+    return _v_after(xy, pc, f0) - v0, pc
+
+
+def rack_contacts(
+    series: Series,
+    striker: str,
+    entry: str,
+    f0: float,
+    members: list[str],
+    rest: dict[str, np.ndarray],
+    R: float,
+    tol: float,
+    threshold: float,
+) -> list[RackContact]:
+    """Contacts of a cluster ``members`` (at rest, touching, ``entry`` among them) hit by
+    the moving ``striker`` at ``f0``. The pair striker-entry is always a contact; the
+    others carry at least ``threshold`` mm/frame. Striking ball first: the one nearer the
+    striker along the pairs that carried an impulse."""
+    balls = [striker, *members]
+    col = {b: k for k, b in enumerate(balls)}
+    dv = np.zeros(2 * len(balls))
+    sdv, pc = _striker_dv(series.xy[series.index(striker)], f0)
+    dv[0:2] = sdv
+    pos = {striker: pc, **{m: rest[m] for m in members}}
+    for m in members:
+        dv[2 * col[m] : 2 * col[m] + 2] = _v_after(series.xy[series.index(m)], rest[m], f0)
+    pairs = [(striker, entry)]
+    for i, a in enumerate(members):
+        for b in members[i + 1 :]:
+            if np.linalg.norm(rest[a] - rest[b]) - 2 * R < tol:
+                pairs.append((a, b))
+    A = np.zeros((len(dv), len(pairs)))
+    for k, (a, b) in enumerate(pairs):
+        n = pos[b] - pos[a]
+        n = n / max(float(np.linalg.norm(n)), 1e-9)
+        A[2 * col[b] : 2 * col[b] + 2, k] += n
+        A[2 * col[a] : 2 * col[a] + 2, k] -= n
+    J, _ = nnls(A, dv)
+    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= threshold]
+    depth = _depths(striker, [pairs[k] for k in used])
+    out = []
+    for k in used:
+        a, b = pairs[k]
+        if depth.get(b, 99) < depth.get(a, 99):
+            a, b = b, a
+        at = (pos[a] + pos[b]) / 2 if k else pos[b] + (pos[a] - pos[b]) / 2
+        out.append(RackContact(f0, a, b, (float(at[0]), float(at[1])), float(J[k])))
+    return out
+
+
+def _depths(root: str, edges: list[tuple[str, str]]) -> dict[str, int]:
+    """Breadth-first distance (edges) of each ball from ``root``."""
+    depth = {root: 0}
+    frontier = [root]
+    while frontier:
+        nxt = []
+        for a in frontier:
+            for p, q in edges:
+                for u, w in ((p, q), (q, p)):
+                    if u == a and w not in depth:
+                        depth[w] = depth[a] + 1
+                        nxt.append(w)
+        frontier = nxt
+    return depth
+
+
+def closest_approaches(
+    xa: np.ndarray, xb: np.ndarray, R: float, tol: float, rise: float
+) -> list[tuple[float, float]]:
+    """Touches of two balls from their positions (F, 2) mm over the same frames: local
+    minima of their distance, closed to within ``tol`` of one diameter, that they
+    approached by more than ``rise`` mm over the two frames before. Returns (fractional
+    frame, distance mm) of each, the time where the straight motion between samples
+    first reaches one diameter (or comes nearest)."""
+    d = np.linalg.norm(xa - xb, axis=1)
+    out: list[tuple[float, float]] = []
+    n = len(d)
+    for k in range(2, n - 1):
+        if np.isnan(d[k - 2 : k + 2]).any() or not (d[k] <= d[k - 1] and d[k] <= d[k + 1]):
+            continue
+        if d[k - 2] - d[k] < rise:
+            continue
+        best = (float(k), float(d[k]))
+        for a in (k - 1, k):  # the nearest point of each straight piece around k
+            p0, dp = xa[a] - xb[a], (xa[a + 1] - xb[a + 1]) - (xa[a] - xb[a])
+            den = float(dp @ dp)
+            s = float(np.clip(-(p0 @ dp) / den, 0.0, 1.0)) if den > 1e-12 else 0.0
+            dist = float(np.linalg.norm(p0 + s * dp))
+            if dist < best[1]:
+                best = (a + s, dist)
+        if best[1] > 2 * R + tol:
+            continue
+        # first reach of one diameter on the two pieces up to the minimum
+        t = best[0]
+        m = int(np.floor(best[0]))
+        for a in (m - 1, m):
+            if a < 0 or a + 1 >= n or np.isnan(d[a]) or np.isnan(d[a + 1]):
+                continue
+            p0, dp = xa[a] - xb[a], (xa[a + 1] - xb[a + 1]) - (xa[a] - xb[a])
+            qa, qb, qc = float(dp @ dp), 2 * float(p0 @ dp), float(p0 @ p0) - (2 * R) ** 2
+            disc = qb * qb - 4 * qa * qc
+            if qa > 1e-12 and disc >= 0:
+                s = (-qb - disc**0.5) / (2 * qa)
+                if 0.0 <= s <= min(1.0, best[0] - a):
+                    t = a + s
+                    break
+        out.append((t, best[1]))
+    return out
