@@ -6,9 +6,13 @@
   error at rest and moving (mm), coverage of visible truth rows, false rows, identity
   switches and the share of shots without one.
 * Real: the snooker-small-ceiling stills (``bench.bench_vision_real``).
-* Speed: ``tablemon replay`` on a 1080p clip in a child process with
-  ``OMP_NUM_THREADS=1`` (one core), against plain decoding of the same file with one
-  decoder thread; the ratio of the two times and the child's peak RSS.
+* Speed: ``tablemon replay`` on a 1080p video (the first 1080p clip written
+  ``SPEED_LOOPS`` times into one file) in a child process with ``OMP_NUM_THREADS=1`` (one
+  core), against plain decoding of the same file with one decoder thread; wall and CPU
+  time of both, their ratios and the replay's peak RSS.
+* Memory: the clip looped in-process (``vision.capture.LoopedSource``) for 30 minutes of
+  video (54000 frames) or as many as fit in ``MEMORY_BUDGET_S``; RSS sampled every
+  ``RSS_EVERY`` frames: first, last, peak and the slope.
 """
 
 from __future__ import annotations
@@ -74,19 +78,28 @@ def _score(base: Path) -> dict:
 
 
 ONE_CORE = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# each child prints one last line: "<cpu seconds> <peak RSS MiB> [<its own figures>]"
 DECODE = (
-    "import cv2,sys\ncv2.setNumThreads(1)\n"
+    "import cv2,resource,sys\ncv2.setNumThreads(1)\n"
     "c=cv2.VideoCapture(sys.argv[1],cv2.CAP_FFMPEG,[cv2.CAP_PROP_N_THREADS,1])\n"
-    "n=0\nwhile c.read()[0]: n+=1\nprint(n)\n"
+    "n=0\nwhile c.read()[0]: n+=1\nu=resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(u.ru_utime+u.ru_stime, u.ru_maxrss // 1024, n)\n"
 )
 REPLAY = (
     "import resource,sys\nfrom service.cli import main\nrc=main(sys.argv[1:])\n"
-    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\nsys.exit(rc)\n"
+    "u=resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print(u.ru_utime+u.ru_stime, u.ru_maxrss // 1024)\nsys.exit(rc)\n"
 )
+MEMORY = "import sys\nfrom bench.bench_vision import memory_child\nmemory_child(*sys.argv[1:])\n"
+SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
+MEMORY_FRAMES = 54000  # 30 minutes at 30 fps
+MEMORY_BUDGET_S = 420.0  # ... or as many frames as fit in this many seconds
+RSS_EVERY = 1000  # frames between RSS samples
 
 
-def _child(code: str, args: list[str]) -> tuple[float, str]:
-    """Run python ``code`` with ``args`` on one core; (seconds, its last output line)."""
+def _child(code: str, args: list[str]) -> tuple[float, list[str]]:
+    """Run python ``code`` with ``args`` on one core; (wall seconds, its last line's
+    fields)."""
     t0 = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", code, *args],
@@ -95,46 +108,144 @@ def _child(code: str, args: list[str]) -> tuple[float, str]:
         capture_output=True,
         text=True,
     )
-    return time.perf_counter() - t0, (done.stdout.strip().splitlines() or [""])[-1]
+    return time.perf_counter() - t0, (done.stdout.strip().splitlines() or [""])[-1].split()
 
 
-def speed(base: Path, tmp: Path) -> dict:
-    """Replay on one core vs plain one-thread decoding of the same 1080p file."""
-    video = str(base.with_suffix(".mp4"))
+def looped_video(base: Path, loops: int) -> Path:
+    """``base``.mp4 written ``loops`` times in a row into one file (cached beside it): a
+    longer 1080p30 video, so start-up costs weigh as they do on a real match."""
+    out = base.with_name(f"{base.name}-x{loops}.mp4")
+    if out.is_file():
+        return out
+    import cv2
+
+    tmp = out.with_suffix(".part.mp4")
+    cap = cv2.VideoCapture(str(base.with_suffix(".mp4")))
+    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
+    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    frames = []
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        frames.append(img)
+    cap.release()
+    w = cv2.VideoWriter(str(tmp), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+    for _ in range(loops):
+        for img in frames:
+            w.write(img)
+    w.release()
+    tmp.rename(out)
+    return out
+
+
+def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
+    """``tablemon replay`` on one core vs plain one-thread decoding of the same 1080p file
+    (the clip looped ``loops`` times): wall and CPU seconds of each child, their ratio,
+    the replay's peak RSS."""
+    video = looped_video(base, loops) if loops > 1 else base.with_suffix(".mp4")
     calib = read_calibration(f"{base}.calib.json")
-    dec_s, _ = _child(DECODE, [video])
-    rep_s, rep_rss = _child(
+    dec_s, (dec_cpu, _, n) = _child(DECODE, [str(video)])
+    rep_s, (rep_cpu, rep_rss) = _child(
         REPLAY,
         [
             "replay",
-            video,
+            str(video),
             "--game",
             "carom-5pin" if load_table(calib.data.table).kind == "carom" else "pyramid-free",
             "--calibration",
             f"{base}.calib.json",
             "--out",
             str(tmp / "speed.match.json"),
-            "--tracks",
-            str(tmp / "speed.tracks.csv"),
             "--no-progress",
         ],
     )
-    frames = len(set(read_tracks(tmp / "speed.tracks.csv").frame.tolist())) or 1
     from vision.capture import VideoSource
 
     with VideoSource(video) as src:
-        fps, n = src.fps, src.frame_count or frames
+        fps = src.fps
+    n, dec_cpu, rep_cpu = int(n), float(dec_cpu), float(rep_cpu)
     return {
-        "video": base.name,
+        "video": video.name,
         "frames": n,
         "video_fps": fps,
         "replay_s": rep_s,
+        "replay_cpu_s": rep_cpu,
         "replay_fps": n / rep_s,
         "realtime_factor": n / fps / rep_s,
+        "realtime_factor_cpu": n / fps / rep_cpu,
         "decode_s": dec_s,
+        "decode_cpu_s": dec_cpu,
         "decode_fps": n / dec_s,
         "replay_over_decode": rep_s / dec_s,
-        "peak_rss_mib": int(rep_rss) if rep_rss.isdigit() else None,
+        "replay_over_decode_cpu": rep_cpu / dec_cpu,
+        "peak_rss_mib": int(rep_rss),
+    }
+
+
+def memory_child(base: str, frames: str, budget_s: str, out: str) -> None:
+    """In a child process: track ``base``.mp4 looped for ``frames`` frames (or until
+    ``budget_s`` seconds passed), sampling RSS every :data:`RSS_EVERY` frames; JSON to
+    ``out``."""
+    from vision.capture import LoopedSource
+    from vision.replay import track_video
+
+    def rss_mib() -> float:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    samples: list[tuple[int, float, float]] = []
+    t0, c0 = time.perf_counter(), time.process_time()
+
+    class Sampled(LoopedSource):
+        def __iter__(self):
+            for f in super().__iter__():
+                if f.index % RSS_EVERY == 0:
+                    samples.append((f.index, time.process_time() - c0, rss_mib()))
+                    if time.perf_counter() - t0 > float(budget_s):
+                        return
+                yield f
+
+    calib = read_calibration(f"{base}.calib.json")
+    res = track_video(Sampled(f"{base}.mp4", int(frames)), calib, load_table(calib.data.table))
+    import resource
+
+    doc = {
+        "frames": res.frames,
+        "rows": len(res.tracks),
+        "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - c0,
+        "samples": samples,
+        "final_rss_mib": rss_mib(),
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+    Path(out).write_text(json.dumps(doc))
+
+
+def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
+    """Memory over a long replay: the clip looped for ``frames`` frames (30 minutes at
+    30 fps by default) in a one-core child, bounded by ``budget_s`` seconds; RSS of the
+    first and last samples, the peak, and the slope per 1000 frames after the first
+    sample (a flat pipeline grows only with the rows it keeps)."""
+    out = tmp / "memory.json"
+    _child(MEMORY, [str(base), str(frames), str(budget_s), str(out)])
+    doc = json.loads(out.read_text())
+    s = doc["samples"]
+    first, last = s[1] if len(s) > 2 else s[0], s[-1]
+    span = max(1, last[0] - first[0])
+    fps = doc["frames"] / max(doc["cpu_s"], 1e-9)
+    return {
+        "frames_asked": frames,
+        "frames": doc["frames"],
+        "video_minutes": doc["frames"] / 30.0 / 60.0,
+        "rows": doc["rows"],
+        "wall_s": doc["wall_s"],
+        "cpu_fps": fps,
+        "rss_first_mib": first[2],
+        "rss_last_mib": last[2],
+        "rss_peak_mib": doc["peak_rss_mib"],
+        "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / span,
+        "samples": s,
     }
 
 
@@ -142,7 +253,7 @@ def run(out_dir: Path, quick: bool) -> dict:
     out_dir = Path(out_dir)
     clips_dir = out_dir / "vision-clips"
     clips_dir.mkdir(parents=True, exist_ok=True)
-    result: dict = {"synthetic": {}, "real": None, "speed": None}
+    result: dict = {"synthetic": {}, "real": None, "speed": None, "memory": None}
     first_1080: Path | None = None
     for name, scen, seed, size, strokes in QUICK if quick else FULL:
         base = _clip(clips_dir, name, scen, seed, size, strokes)
@@ -151,7 +262,9 @@ def run(out_dir: Path, quick: bool) -> dict:
             first_1080 = base
     result["real"] = snooker_stills(out_dir / "vision-real")
     if first_1080 is not None:
-        result["speed"] = speed(first_1080, clips_dir)
+        result["speed"] = speed(first_1080, clips_dir, 2 if quick else SPEED_LOOPS)
+        frames, budget = (3000, 120.0) if quick else (MEMORY_FRAMES, MEMORY_BUDGET_S)
+        result["memory"] = memory(first_1080, clips_dir, frames, budget)
     _print(result)
     (out_dir / "vision.detail.json").write_text(json.dumps(result, indent=1, default=str))
     return result
@@ -197,8 +310,18 @@ def _print(r: dict) -> None:
     sp = r["speed"]
     if sp is not None:
         print(
-            f"speed ({sp['video']}, {sp['frames']} frames, one core): replay {sp['replay_fps']:.1f} "
-            f"fps = {sp['realtime_factor']:.2f}x real time (target 4x); plain decoding "
-            f"{sp['decode_fps']:.1f} fps; replay/decode time {sp['replay_over_decode']:.2f}; "
-            f"peak RSS {sp['peak_rss_mib']} MiB"
+            f"speed ({sp['video']}, {sp['frames']} frames, one core): replay "
+            f"{sp['replay_fps']:.1f} fps = {sp['realtime_factor']:.2f}x real time wall, "
+            f"{sp['realtime_factor_cpu']:.2f}x by CPU time (target 4x); plain decoding "
+            f"{sp['decode_fps']:.1f} fps; replay/decode {sp['replay_over_decode']:.2f} wall, "
+            f"{sp['replay_over_decode_cpu']:.2f} CPU; peak RSS {sp['peak_rss_mib']} MiB"
+        )
+    mem = r.get("memory")
+    if mem is not None:
+        print(
+            f"memory ({mem['frames']} of {mem['frames_asked']} frames looped = "
+            f"{mem['video_minutes']:.1f} min of video, {mem['rows']} rows, "
+            f"{mem['cpu_fps']:.1f} fps by CPU): RSS {mem['rss_first_mib']:.0f} -> "
+            f"{mem['rss_last_mib']:.0f} MiB, peak {mem['rss_peak_mib']:.0f} MiB, slope "
+            f"{mem['rss_slope_mib_per_1000_frames']:.2f} MiB per 1000 frames"
         )

@@ -53,6 +53,19 @@ def _profiles_xy(cal: Calibration, table: TableSpec, n: int = 12) -> np.ndarray:
     return np.stack(out)
 
 
+def _side_boxes(xy: np.ndarray, w: int, h: int) -> list[tuple[int, int, int, int]]:
+    """Per side, the image box (x0, y0, x1, y1) px holding its sample positions and the
+    bilinear neighbours, clipped to a ``w`` x ``h`` image."""
+    out = []
+    for side in xy:
+        p = side.reshape(-1, 2)
+        x0, y0 = np.floor(np.nanmin(p, axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(np.nanmax(p, axis=0)).astype(int) + 3
+        x0, y0 = min(max(0, x0), w - 1), min(max(0, y0), h - 1)
+        out.append((x0, y0, max(x0 + 1, min(w, x1)), max(y0 + 1, min(h, y1))))
+    return out
+
+
 class CalibrationMonitor:
     """Watches frames against a calibration; ``check(frame)`` is cheap (a few ms at 1080p).
 
@@ -89,27 +102,33 @@ class CalibrationMonitor:
     def _set(self, plate: np.ndarray, calib: CalibrationFile) -> None:
         self.calibration = calib
         self.xy = _profiles_xy(Calibration(calib), self.table)
+        self._boxes = _side_boxes(self.xy, plate.shape[1], plate.shape[0])
         self.ref = self._profiles(plate)
+        m = REACH - MAX_SHIFT
+        ref = self.ref[..., MAX_SHIFT : MAX_SHIFT + 2 * m + 1]
+        self._ref0 = ref - ref.mean(-1, keepdims=True)  # zero-mean reference windows
+        self._rn = np.linalg.norm(self._ref0, axis=-1)
         self.base = 0
         self.base = self.check(plate).matched
 
     def _profiles(self, img: np.ndarray) -> np.ndarray:
-        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        return _sample(grey, self.xy).mean(axis=2)  # (4, n, 2*REACH+1)
+        """Grey profiles (4, n, 2*REACH+1) across the noses: each side's strip of ``img``
+        alone is converted to grey and sampled (the same values as the whole frame)."""
+        out = []
+        for side, (x0, y0, x1, y1) in enumerate(self._boxes):
+            grey = cv2.cvtColor(img[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+            out.append(_sample(grey, self.xy[side] - [x0, y0]).mean(axis=1))
+        return np.stack(out)
 
     def check(self, frame: np.ndarray) -> Check:
         """Compare ``frame`` (BGR, recorded px) with the plate across the cushion noses."""
         cur = self._profiles(frame)
         m = REACH - MAX_SHIFT
-        ref = self.ref[..., MAX_SHIFT : MAX_SHIFT + 2 * m + 1]
-        ref = ref - ref.mean(-1, keepdims=True)
-        rn = np.linalg.norm(ref, axis=-1)
-        scores = []
-        for d in range(-MAX_SHIFT, MAX_SHIFT + 1):
-            c = cur[..., MAX_SHIFT + d : MAX_SHIFT + d + 2 * m + 1]
-            c = c - c.mean(-1, keepdims=True)
-            scores.append((c * ref).sum(-1) / (np.linalg.norm(c, axis=-1) * rn + 1e-6))
-        sc = np.stack(scores, -1)  # (4, n, shifts)
+        ref, rn = self._ref0, self._rn
+        win = np.lib.stride_tricks.sliding_window_view(cur, 2 * m + 1, axis=-1)  # (4,n,S,w)
+        c = win - win.mean(-1, keepdims=True)
+        num = np.einsum("abkw,abw->abk", c, ref)
+        sc = num / (np.sqrt(np.einsum("abkw,abkw->abk", c, c)) * rn[..., None] + 1e-6)
         k = sc.argmax(-1)
         best = np.take_along_axis(sc, k[..., None], -1)[..., 0]
         k1 = np.clip(k, 1, sc.shape[-1] - 2)
@@ -124,6 +143,11 @@ class CalibrationMonitor:
             if g.sum() >= 3:
                 worst = max(worst, abs(float(np.median(shift[side][g]))))
         return Check(worst, matched, worst > self.tol or matched < 0.6 * self.base)
+
+    @property
+    def suspect(self) -> bool:
+        """True while a move has been seen but not yet confirmed (checks must go on)."""
+        return self._streak > 0
 
     @property
     def recalibrating(self) -> bool:

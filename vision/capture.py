@@ -190,6 +190,41 @@ class VideoSource:
         self.close()
 
 
+class LoopedSource(VideoSource):
+    """A video file played from the start again and again until ``frames`` frames were
+    delivered (benchmarks: a long replay, e.g. 30 minutes, from a short clip). Indices run
+    on and ``t`` is ``index / fps`` across the seams; ``frame_count`` is ``frames``."""
+
+    def __init__(self, source: str | Path, frames: int) -> None:
+        super().__init__(source)
+        if self._still is not None or self.live:
+            raise ContractError(self.name, "", "only a video file can be looped")
+        if frames < 1:
+            raise ValueError(f"a looped replay needs at least one frame, got {frames}")
+        self.total = int(frames)
+
+    @property
+    def frame_count(self) -> int:
+        return self.total
+
+    def __iter__(self) -> Iterator[Frame]:
+        fps = self.fps
+        frame, self._peek = self._peek, None
+        index = 0
+        while index < self.total:
+            if frame is None:  # end of the file: open it again
+                self._cap.release()
+                self._cap = _open_capture(self.source)
+                frame = self._read()
+                if frame is None:
+                    self.truncated = True
+                    return
+            yield Frame(index, index / fps, frame.image)
+            index += 1
+            self.frames_read = index
+            frame = self._read() if index < self.total else None
+
+
 def read_frames(source: str | int | Path) -> Iterator[Frame]:
     """Every frame of a file in order (replay mode)."""
     with VideoSource(source) as src:

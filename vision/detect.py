@@ -14,7 +14,7 @@ table mm at the ball centre's height (parallax-corrected by the calibration).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -25,7 +25,7 @@ from vision.capture import Frame
 from vision.colour import basic_colour, game_class, is_ball_colour
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.skittles import find_skittles
-from vision.split import BlobFit, fit_blob
+from vision.split import BlobFit, components, fit_blob
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,9 @@ STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stand
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
+CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
+CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
+SETTLE_FRAMES = 6  # full detections after the last change before a still frame is reused
 
 
 class Detector:
@@ -155,6 +158,19 @@ class Detector:
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         rk = 2 * int(round(r0 * self.scale)) + 1
         self._local_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (rk, rk))
+        x, y, w, h = self._bbox
+        k = int(round(1 / self.scale))  # the bbox cut from the video frame resizes exactly
+        exact = (
+            self.geo.work_size == (size[0] // k, size[1] // k) and size[0] % k == size[1] % k == 0
+        )
+        self._bbox_full = (x * k, y * k, w * k, h * k) if exact and self._fast_resize else None
+        self._region3 = np.repeat(self.region[y : y + h, x : x + w], 3, axis=1)
+        self._small: tuple[np.ndarray, np.ndarray] | None = None  # (video frame, work bbox)
+        self._ref: np.ndarray | None = None  # work bbox image of the first frame after a change
+        self._seen: tuple | None = None  # (video frame, reference, changed): the last test
+        self._last: Detections | None = None
+        self._calm = 0  # full detections in a row that saw no change
+        self.reused = 0  # frames answered with the last detections (nothing moved)
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -227,7 +243,7 @@ class Detector:
         if self.plate is None:
             self.fit_background([img])
         x, y, w, h = self._bbox
-        small = self._work(img)[y : y + h, x : x + w].astype(np.float32)
+        small = self._crop(img).astype(np.float32)
         d = _plate_distance(small, self.plate[y : y + h, x : x + w], self.pn)
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
@@ -239,11 +255,58 @@ class Detector:
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
         return d, fg
 
+    def _crop(self, img: np.ndarray) -> np.ndarray:
+        """The work image of the table's bounding box (uint8 BGR, work px); only that part
+        of the video frame is resized where the scale is an exact integer factor. The last
+        frame's answer is kept (the change test and the detection share it)."""
+        if self._small is not None and self._small[0] is img:
+            return self._small[1]
+        if self._bbox_full is None or img.shape[:2] != (self.size[1], self.size[0]):
+            x, y, w, h = self._bbox
+            small = self._work(img)[y : y + h, x : x + w]
+        else:
+            X, Y, W, H = self._bbox_full
+            size = (self._bbox[2], self._bbox[3])
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_LINEAR)
+        self._small = (img, small)
+        return small
+
+    def _changed(self, frame: Frame) -> bool:
+        """True when the table's picture differs from the reference (the first frame after
+        the last change) by more than compression noise (:data:`CHANGE_LEVEL`,
+        :data:`CHANGE_PIXELS`, work px): a slow drift adds up against a fixed reference."""
+        if self._ref is None:
+            return True
+        if self._seen is not None and self._seen[0] is frame.image and self._seen[1] is self._ref:
+            return self._seen[2]
+        diff = cv2.absdiff(self._crop(frame.image), self._ref)
+        _, hot = cv2.threshold(diff.reshape(diff.shape[0], -1), CHANGE_LEVEL, 255, 0)
+        changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
+        self._seen = (frame.image, self._ref, changed)
+        return changed
+
+    def still(self, frame: Frame) -> bool:
+        """True when nothing on the table moved: the picture matches the reference and at
+        least :data:`SETTLE_FRAMES` full detections since it did too, so :meth:`detect`
+        answers with the last detections (re-dated to this frame)."""
+        return self._last is not None and self._calm >= SETTLE_FRAMES and not self._changed(frame)
+
     def detect(self, frame: Frame) -> Detections:
-        """Find the balls in one frame."""
+        """Find the balls in one frame (the last detections again when :meth:`still`)."""
+        if self.still(frame):
+            self.reused += 1
+            return replace(self._last, frame=frame.index, t=frame.t)
+        if self._changed(frame):  # the reference: the first frame after the last change
+            self._calm, self._ref = 0, self._crop(frame.image)
+        else:
+            self._calm += 1
+        self._last = self._detect(frame)
+        return self._last
+
+    def _detect(self, frame: Frame) -> Detections:
         img = frame.image
         d, fg = self.foreground(img)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        n, labels, stats, cents = components(fg)
         ox, oy = self._bbox[:2]
         s = self.scale
         centres: list[np.ndarray] = []
@@ -471,24 +534,27 @@ def _refine_one(
     if x1 - x0 < 3 or y1 - y0 < 3:
         return None
     roi = img[y0:y1, x0:x1].astype(np.float32)
-    gx, gy = np.meshgrid(np.arange(x0, x1, dtype=np.float32), np.arange(y0, y1, dtype=np.float32))
+    ax = np.arange(x0, x1, dtype=np.float32)[None, :]  # pixel columns, broadcast over rows
+    ay = np.arange(y0, y1, dtype=np.float32)[:, None]
     wgt = np.clip((_plate_distance(roi, plate[y0:y1, x0:x1], pn) - 0.5 * thr) / thr, 0.0, 1.0)
 
     def cell(centre: np.ndarray) -> np.ndarray:
-        ok = np.ones(gx.shape, bool)
+        ok = np.ones(wgt.shape, bool)
         for q in nb:
             m = 0.5 * (centre + q)
-            ok &= (gx - m[0]) * (q[0] - centre[0]) + (gy - m[1]) * (q[1] - centre[1]) < 0
+            ok &= (ax - m[0]) * (q[0] - centre[0]) + (ay - m[1]) * (q[1] - centre[1]) < 0
         return ok
 
+    def dist2(centre: np.ndarray) -> np.ndarray:
+        return (ay - centre[1]) ** 2 + (ax - centre[0]) ** 2
+
     for _ in range(iters):
-        d2 = (gx - c[0]) ** 2 + (gy - c[1]) ** 2
-        ok = (d2 <= (1.3 * r) ** 2) & cell(c)
-        sw = float(wgt[ok].sum())
+        w = np.where((dist2(c) <= (1.3 * r) ** 2) & cell(c), wgt, 0.0)
+        sw = float(w.sum())
         if sw < 1e-6:
             break
-        c = np.array([(wgt * gx)[ok].sum() / sw, (wgt * gy)[ok].sum() / sw])
-    d2 = (gx - c[0]) ** 2 + (gy - c[1]) ** 2
+        c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
+    d2 = dist2(c)
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2) & cell(c)
     ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0

@@ -124,7 +124,8 @@ class Annotator:
 
 class _Watch:
     """Keeps the calibration true during a replay (``calibration.monitor``): checks every
-    ``every``-th frame; after a confirmed camera move it records ``camera_moved`` and, once
+    ``every``-th frame unless the detector found the picture unchanged since frames already
+    checked (:meth:`Detector.still`, and no move is being confirmed); after a confirmed camera move it records ``camera_moved`` and, once
     the monitor has recalibrated, rebuilds the detector on the new calibration from the
     latest frames, so positions after the move come from the new model only."""
 
@@ -142,8 +143,11 @@ class _Watch:
 
     def step(self, frame, det: Detector) -> Detector:
         self.recent.append(frame.image)
-        if frame.index % self.every and not self.monitor.recalibrating:
-            return det
+        if not self.monitor.recalibrating:
+            if frame.index % self.every:
+                return det
+            if det.still(frame) and not self.monitor.suspect:
+                return det  # the picture matches frames already checked: no new move
         ev = self.monitor.update(frame.image, frame.index, frame.t)
         if ev is not None:
             self.unsure.append([ev.frame, frame.index])
@@ -171,22 +175,24 @@ def _first_frames(source: str | int, count: int) -> list[np.ndarray]:
 
 
 def track_video(
-    source: str,
+    source: str | VideoSource,
     calib: Calibration,
     table: TableSpec,
     annotated: str | None = None,
     progress: bool = False,
     monitor: bool = True,
 ) -> ReplayResult:
-    """Detect and track every frame of ``source``; rows in contract §7 form."""
+    """Detect and track every frame of ``source`` (a path, or an opened
+    :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form."""
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit():
         cv2.setNumThreads(int(threads))
-    with VideoSource(source) as src:
-        _check_size(calib, src.size, source)
+    opened = source if isinstance(source, VideoSource) else VideoSource(source)
+    with opened as src:
+        _check_size(calib, src.size, src.name)
         det = Detector(calib, table, src.size)
         if src.frame_count > 1 and not src.live:
-            det.fit_background(sample_frames(source) or [src._peek.image])
+            det.fit_background(sample_frames(str(src.source)) or [src._peek.image])
         elif src._still is not None:
             det.fit_background([src._still])
         else:
@@ -199,7 +205,8 @@ def track_video(
             from tqdm import tqdm
 
             bar = tqdm(total=src.frame_count or None, unit="frame", file=sys.stderr)
-        parts: list[Tracks] = []
+        parts: list[Tracks] = []  # this chunk's rows, one Tracks a frame
+        chunks: list[Tracks] = []  # earlier chunks, each one concatenated
         n = 0
         try:
             for frame in src:
@@ -207,8 +214,9 @@ def track_video(
                     det = watch.step(frame, det)
                 rows = tracker.update(det.detect(frame))
                 parts.append(rows)
-                if len(parts) >= 900:  # keep few arrays: memory grows only with the rows
-                    parts = [_concat(parts)]
+                if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
+                    chunks.append(_concat(parts))
+                    parts = []
                 if ann is not None:
                     ann.draw(frame.image, rows)
                 n += 1
@@ -221,7 +229,7 @@ def track_video(
             if ann is not None:
                 ann.close()
         events = tuple(watch.monitor.events) if watch is not None else ()
-        rows = _concat(parts)
+        rows = _concat(chunks + parts)
         if watch is not None:
             rows = _unsure(rows, watch.unsure)
         return ReplayResult(rows, src.fps, n, src.size, src.truncated, events)

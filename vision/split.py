@@ -44,12 +44,47 @@ def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, 
     return float(xor + overlap), float(unexplained)
 
 
-def _kmeans(pts: np.ndarray, k: int) -> np.ndarray:
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)`` with the statistics
+    computed from the foreground pixels only (many times cheaper on a sparse mask):
+    (count incl. background 0, int32 labels, (n,5) x/y/w/h/area, (n,2) centroids).
+    Row 0 (the background) holds zeros."""
+    n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+    stats = np.zeros((n, 5), np.int32)
+    cents = np.zeros((n, 2))
+    if n <= 1:
+        return n, labels, stats, cents
+    pts = cv2.findNonZero(mask).reshape(-1, 2)
+    xs, ys = pts[:, 0], pts[:, 1]
+    lab = labels[ys, xs]
+    order = np.argsort(lab, kind="stable")
+    lab, xs, ys = lab[order], xs[order], ys[order]
+    starts = np.searchsorted(lab, np.arange(1, n))
+    x0, y0 = np.minimum.reduceat(xs, starts), np.minimum.reduceat(ys, starts)
+    x1, y1 = np.maximum.reduceat(xs, starts), np.maximum.reduceat(ys, starts)
+    area = np.diff(np.r_[starts, len(lab)])
+    stats[1:] = np.c_[x0, y0, x1 - x0 + 1, y1 - y0 + 1, area]
+    cents[1:, 0] = np.add.reduceat(xs, starts) / area
+    cents[1:, 1] = np.add.reduceat(ys, starts) / area
+    return n, labels, stats, cents
+
+
+KMEANS_BALLS = 16  # blobs larger than a full pyramid rack (arms, bodies) cluster a subsample
+KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
+
+
+def _kmeans(pts: np.ndarray, k: int, coarse: bool = False) -> np.ndarray:
+    """``k`` cluster centres of the blob pixels ``pts`` (work px): two k-means++ attempts
+    on every pixel, or (``coarse``: a blob larger than any cluster of balls) one attempt on
+    every ``n``-th pixel, about :data:`KMEANS_POINTS` of them."""
     if k == 1:
         return pts.mean(axis=0, keepdims=True)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.02)
     cv2.setRNGSeed(12345)
-    _, _, centres = cv2.kmeans(pts, k, None, crit, 2, cv2.KMEANS_PP_CENTERS)
+    step = max(1, len(pts) // KMEANS_POINTS) if coarse else 1
+    sub = pts[::step] if step > 1 else pts
+    attempts = 2 if step == 1 else 1
+    _, _, centres = cv2.kmeans(sub, k, None, crit, attempts, cv2.KMEANS_PP_CENTERS)
     return centres.astype(float)
 
 
@@ -87,7 +122,7 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     best: tuple[float, np.ndarray, float] | None = None
     for k in range(lo, hi + 1):
-        c = _kmeans(pts, k)
+        c = _kmeans(pts, k, n_est > KMEANS_BALLS)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
         if best is None or cost < best[0]:
