@@ -197,11 +197,33 @@ class EventFinder:
             return None
         pocket = self.pocket_at(c)
         if pocket:
-            return self._ev(f, EventType.POCKET, ball=m.ball, pocket=pocket)
+            entry = self._pocket_entry(m, pocket)
+            return self._ev(min(f, entry), EventType.POCKET, ball=m.ball, pocket=pocket)
         sudden = m.stop_f - m.start_f <= 3.0  # hit at rest and gone at once: it flew
         if not sudden and float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
             return None  # too slow to jump a cushion: hidden at the rail, not gone
         return self._ev(f, EventType.OFF_TABLE, ball=m.ball)
+
+    def _pocket_entry(self, m: Movement, name: str) -> float:
+        """Fractional frame at which the ball's centre crossed the mouth line of pocket
+        ``name`` (the line between the cushion noses' ends; for a middle pocket the nose
+        line), from its samples: a ball the camera still sees falling inside the pocket
+        has dropped already. ``inf`` when no sample lies past the line."""
+        p = self.table.pocket(name)
+        xy = self.s.xy[self.s.index(m.ball), m.first : m.last + 1]
+        dx, dy = np.abs(xy[:, 0] - p.x), np.abs(xy[:, 1] - p.y)
+        if p.corner:
+            depth = (self.table.corner_mouth_mm / 2**0.5 - dx - dy) / 2**0.5
+        else:
+            depth = np.where(dx < self.table.middle_mouth_mm / 2 + self.R, -dy, -np.inf)
+        past = np.nonzero(np.nan_to_num(depth, nan=-np.inf) >= 0)[0]
+        if len(past) == 0:
+            return float("inf")
+        k = int(past[0])
+        if k == 0 or not np.isfinite(depth[k - 1]):
+            return float(m.first + k)
+        a, b = float(depth[k - 1]), float(depth[k])
+        return m.first + k - 1 + (-a) / (b - a) if b > a else float(m.first + k)
 
     def skittle_events(self, lo: float, hi: float) -> list[Event]:
         """skittle_down events within frames [lo, hi): a skittle turns ``fallen`` (or,

@@ -232,3 +232,57 @@ def despike(series: Series, threshold_mm: float) -> Series:
                 xy[hit, k + j] = med[hit]
                 vis[hit, k + j] = False
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def relink(
+    series: Series,
+    radius_mm: float,
+    pockets: list[tuple[float, float, float]] = (),
+    max_gap: int = 20,
+) -> Series:
+    """Tracks the tracker lost and started afresh joined again: a track that stops being
+    seen mid-table, and a new track that starts within ``max_gap`` frames no farther from
+    where the first was last seen than the first could roll in the meantime (its last
+    speed, plus two diameters for a bounce), are one ball; the younger track's rows move
+    to the older id, the gap bridged in a straight line (not visible). A track last seen
+    within reach of a pocket (``pockets``: x, y, reach mm) dropped and stays ended.
+    Predicted (not visible) rows count as not seen. Positions mm."""
+    xy = series.xy.copy()
+    vis = series.visible.copy()
+    seen = vis & ~np.isnan(xy[..., 0])
+    B, F = seen.shape
+    first = np.where(seen.any(axis=1), seen.argmax(axis=1), F)
+    last = np.where(seen.any(axis=1), F - 1 - seen[:, ::-1].argmax(axis=1), -1)
+    cands = []
+    for b in range(B):
+        e = int(last[b])
+        if e < 1 or e >= F - 1:
+            continue
+        pe = xy[b, e]
+        if any(np.hypot(pe[0] - x, pe[1] - y) < r for x, y, r in pockets):
+            continue
+        prev = np.nonzero(seen[b, max(0, e - 5) : e])[0]
+        v = np.zeros(2)
+        if len(prev):  # the last speed from the last two samples seen
+            p = max(0, e - 5) + int(prev[-1])
+            v = (xy[b, e] - xy[b, p]) / (e - p)
+        for c in range(B):
+            s = int(first[c])
+            if c == b or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
+                continue
+            dist = float(np.linalg.norm(xy[c, s] - pe))
+            reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm
+            if dist <= reach:
+                cands.append((dist / reach, b, c, e, s))
+    used_b, used_c = set(), set()
+    for _, b, c, e, s in sorted(cands):
+        if b in used_b or c in used_c or b in used_c or c in used_b:
+            continue
+        used_b.add(b)
+        used_c.add(c)
+        xy[b, e + 1 :], vis[b, e + 1 :] = xy[c, e + 1 :], vis[c, e + 1 :]
+        w = (np.arange(e + 1, s) - e) / (s - e)
+        xy[b, e + 1 : s] = xy[b, e] + np.outer(w, xy[c, s] - xy[b, e])
+        vis[b, e + 1 : s] = False
+        xy[c], vis[c] = np.nan, False
+    return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)

@@ -25,6 +25,7 @@ from vision.series import (
     fill_gaps,
     moving_mask,
     noise_mm,
+    relink,
     rest_position,
     series_from_tracks,
     unswap,
@@ -161,7 +162,10 @@ def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
 
 def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
     """Shots with events and rest positions from dense series."""
-    series = unswap(fill_gaps(series, radius_mm=table.ball_radius), table.ball_radius)
+    R = table.ball_radius
+    pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
+    series = relink(series, R, pockets)
+    series = unswap(fill_gaps(series, radius_mm=R), R)
     sigma = noise_mm(series)
     series = despike(series, max(3.0, 6.0 * sigma))
     s = adapt(settings or ShotSettings(), sigma)
