@@ -20,6 +20,7 @@ from contract.errors import ContractError
 from service.core import Conflict, NotFound, Unprocessable
 from service.deps import open_runtime
 from service.settings import Settings, get_settings
+from service.sqlbackend import NulInText
 
 UPLOAD_PATHS = ("/replays/upload",)
 
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(Unprocessable)
     @app.exception_handler(ContractError)
+    @app.exception_handler(NulInText)
     async def _422(_: Request, e: Exception) -> JSONResponse:
         return JSONResponse({"detail": str(e).splitlines()[0]}, 422)
 

@@ -1,15 +1,16 @@
-"""Persistence: SQLite through the standard library, every SQL statement of the service.
+"""Persistence: every SQL statement of the service, on SQLite or PostgreSQL.
 
-WAL journal with ``synchronous=FULL``: a change is on disk when its request returns, so
-``kill -9`` loses nothing that was recorded. Schema migrations are a versioned list applied
-at start (``PRAGMA user_version``). The repository returns frozen values, never rows.
-One connection guarded by a lock (the API process is the only writer).
+SQLite (a file path, the default): WAL journal with ``synchronous=FULL``. PostgreSQL (a
+``postgresql://`` URL, where a club outgrows one machine): the same statements, schema and
+migrations; what differs between the two is in :mod:`service.sqlbackend`. Either way a
+change is on disk when its request returns, so ``kill -9`` loses nothing that was recorded.
+Schema migrations are a versioned list applied at start. The repository returns frozen
+values, never rows. One connection guarded by a lock (the API process is the only writer).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from service.sqlbackend import connect
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema
@@ -167,49 +170,45 @@ class Database:
     """The repository. ``with db.write():`` groups statements into one transaction."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        if str(self.path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._c = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        except sqlite3.Error as e:
-            raise ValueError(f"{self.path}: cannot open the database: {e}") from None
+        """``path``: a SQLite file (or ``:memory:``) or a ``postgresql://`` URL."""
+        self._b = connect(path)
+        self.backend = self._b.name  # "sqlite" | "postgres"
+        self.path = None if self.backend == "postgres" else Path(path)
         self._lock = threading.RLock()
         self._depth = 0
-        self._c.execute("PRAGMA journal_mode=WAL")
-        self._c.execute("PRAGMA synchronous=FULL")
-        self._c.execute("PRAGMA foreign_keys=ON")
-        self._c.execute("PRAGMA busy_timeout=5000")
         self.migrate()
 
     # -- plumbing -------------------------------------------------------------------------
     def close(self) -> None:
         with self._lock:
-            self._c.close()
+            self._b.close()
 
     @property
     def version(self) -> int:
-        return int(self._q1("PRAGMA user_version")[0])
+        with self._lock:
+            return self._b.version()
 
     def migrate(self) -> None:
-        """Apply every migration newer than the file's ``user_version``, each in a transaction."""
+        """Apply every migration newer than the database's version, each in a transaction."""
         with self._lock:
-            have = self.version
-            if have > len(MIGRATIONS):
-                raise ValueError(
-                    f"{self.path}: database schema v{have} is newer than this tablemon "
-                    f"(v{len(MIGRATIONS)})"
-                )
-            for n, sql in enumerate(MIGRATIONS[have:], start=have + 1):
-                self._c.execute("BEGIN IMMEDIATE")
+            for n, sql in enumerate(MIGRATIONS, start=1):
+                self._b.begin()
                 try:
-                    for stmt in sql.split(";"):
-                        if stmt.strip():
-                            self._c.execute(stmt)
-                    self._c.execute(f"PRAGMA user_version={n}")
-                    self._c.execute("COMMIT")
+                    self._b.lock_schema()
+                    have = self._b.version()
+                    if have > len(MIGRATIONS):
+                        raise ValueError(
+                            f"{self._b.label}: database schema v{have} is newer than this "
+                            f"tablemon (v{len(MIGRATIONS)})"
+                        )
+                    if have < n:
+                        for stmt in self._b.ddl(sql).split(";"):
+                            if stmt.strip():
+                                self._b.execute(stmt)
+                        self._b.set_version(n)
+                    self._b.execute("COMMIT")
                 except BaseException:
-                    self._c.execute("ROLLBACK")
+                    self._b.execute("ROLLBACK")
                     raise
 
     @contextmanager
@@ -218,35 +217,40 @@ class Database:
         with self._lock:
             outer = self._depth == 0
             if outer:
-                self._c.execute("BEGIN IMMEDIATE")
+                self._b.begin()
             self._depth += 1
             try:
                 yield
             except BaseException:
                 self._depth -= 1
                 if outer:
-                    self._c.execute("ROLLBACK")
+                    self._b.execute("ROLLBACK")
                 raise
             self._depth -= 1
             if outer:
-                self._c.execute("COMMIT")
+                self._b.execute("COMMIT")
 
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:
         with self._lock:
-            return self._c.execute(sql, args).fetchall()
+            return self._b.execute(sql, args).fetchall()
 
     def _q1(self, sql: str, args: tuple = ()) -> tuple | None:
         with self._lock:
-            return self._c.execute(sql, args).fetchone()
+            return self._b.execute(sql, args).fetchone()
 
-    def _x(self, sql: str, args: tuple = ()) -> int:
+    def _x(self, sql: str, args: tuple = ()) -> None:
         with self._lock:
-            return int(self._c.execute(sql, args).lastrowid or 0)
+            self._b.execute(sql, args)
+
+    def _ins(self, sql: str, args: tuple) -> int:
+        """An INSERT into a table with an ``id``; the new id."""
+        with self._lock:
+            return self._b.insert(sql, args)
 
     # -- tables ---------------------------------------------------------------------------
     def add_table(self, name: str, source: str, spec: str, calibration: dict | None) -> TableRow:
         with self.write():
-            i = self._x(
+            i = self._ins(
                 "INSERT INTO tables(name, source, spec, calibration, created) VALUES (?,?,?,?,?)",
                 (name, source, spec, _j(calibration), time.time()),
             )
@@ -267,7 +271,7 @@ class Database:
     # -- matches --------------------------------------------------------------------------
     def add_match(self, table_id: int | None, settings: dict) -> MatchRow:
         with self.write():
-            i = self._x(
+            i = self._ins(
                 "INSERT INTO matches(table_id, settings, created) VALUES (?,?,?)",
                 (table_id, _j(settings), time.time()),
             )
@@ -323,7 +327,7 @@ class Database:
     def add_audit(
         self, match_id: int, shot_idx: int | None, who: str, action: str, before: Any, after: Any
     ) -> int:
-        return self._x(
+        return self._ins(
             "INSERT INTO audit(match_id, shot_idx, at, who, action, before, after) "
             "VALUES (?,?,?,?,?,?,?)",
             (match_id, shot_idx, time.time(), who, action, _j(before), _j(after)),
@@ -337,7 +341,7 @@ class Database:
     def add_event(
         self, kind: str, data: dict, match_id: int | None = None, table_id: int | None = None
     ) -> int:
-        return self._x(
+        return self._ins(
             "INSERT INTO events(match_id, table_id, at, kind, data) VALUES (?,?,?,?,?)",
             (match_id, table_id, time.time(), kind, _j(data)),
         )
@@ -374,7 +378,7 @@ class Database:
     ) -> ReplayRow:
         now = time.time()
         with self.write():
-            i = self._x(
+            i = self._ins(
                 "INSERT INTO replays(video, game, spec, status, created, updated, calibration) "
                 "VALUES (?,?,?,?,?,?,?)",
                 (video, game, spec, "queued", now, now, _j(calibration)),

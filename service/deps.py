@@ -49,7 +49,7 @@ class Runtime:
 
 def open_runtime(app_state: object, settings: Settings) -> Runtime:
     """The runtime for these settings, opened once per database path."""
-    key = str(settings.db_path)
+    key = settings.db_target
     with _lock:
         runtimes: dict[str, Runtime] = app_state.__dict__.setdefault("runtimes", {})
         rt = runtimes.get(key)
@@ -58,7 +58,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             from service.live import LiveManager
             from service.replays import ReplayRunner
 
-            db = Database(settings.db_path)
+            db = Database(settings.db_target)
             broker = Broker(db)
             rt = Runtime(settings, db, MatchService(db, broker), broker)
             rt.extras["replays"] = ReplayRunner(db, settings, broker)

@@ -67,7 +67,7 @@ def run_cli(args: argparse.Namespace) -> int:
     from service.app import create_app
 
     settings = get_settings()
-    settings.db_path  # noqa: B018  (an unsupported TABLEMON_DB fails here, in one line)
+    settings.db_target  # noqa: B018  (an unsupported TABLEMON_DB fails here, in one line)
     demo = getattr(args, "demo", None)
     if demo:
         video = Path(demo).resolve()

@@ -1,7 +1,8 @@
 """Service settings (contract §10), read from the environment or a settings file.
 
 ``TABLEMON_TOKEN``: the referee's bearer token for every write (unset: writes refused);
-``TABLEMON_DB``: SQLite file path or ``sqlite:///PATH`` URL (default ``DATA/tablemon.db``);
+``TABLEMON_DB``: SQLite file path or ``sqlite:///PATH`` URL (default ``DATA/tablemon.db``), or
+a ``postgresql://USER@HOST/DB`` URL (psycopg 3 needed);
 ``TABLEMON_DATA``: data folder (uploads, replay results); ``TABLEMON_VIDEO_DIR``: the
 only folder server-side video paths may name. A settings file is read from
 ``TABLEMON_SETTINGS`` (default ``.env`` in the working folder) when it exists.
@@ -29,7 +30,7 @@ class Settings(BaseSettings):
     )
 
     token: str | None = Field(default=None, description="referee bearer token; unset = read-only")
-    db: str | None = Field(default=None, description="SQLite path or sqlite:/// URL")
+    db: str | None = Field(default=None, description="SQLite path, sqlite:/// or postgresql:// URL")
     data: Path = Field(default=Path("tablemon-data"), description="data folder")
     video_dir: Path | None = Field(default=None, description="server-side videos live here")
     reads_require_token: bool = False
@@ -48,14 +49,28 @@ class Settings(BaseSettings):
         return v
 
     @property
+    def db_target(self) -> str:
+        """What :class:`service.db.Database` opens: a ``postgresql://`` URL as given, or the
+        SQLite file's path. Another URL scheme is one clear error."""
+        raw = self.db or str(self.data / "tablemon.db")
+        if raw.startswith(("postgresql://", "postgres://")):
+            return raw
+        return str(self.db_path)
+
+    @property
     def db_path(self) -> Path:
-        """The SQLite file. Only SQLite is supported; another URL is one clear error."""
+        """The SQLite file (for a PostgreSQL URL: one clear error; use :attr:`db_target`)."""
         raw = self.db or str(self.data / "tablemon.db")
         if raw.startswith("sqlite:///"):
             return Path(raw.removeprefix("sqlite:///"))
         if "://" in raw:
             scheme = raw.split("://", 1)[0]
-            raise ValueError(f"TABLEMON_DB: database {scheme!r} is not supported; use SQLite")
+            if scheme in ("postgresql", "postgres"):
+                raise ValueError("TABLEMON_DB: a PostgreSQL URL has no file path")
+            raise ValueError(
+                f"TABLEMON_DB: database {scheme!r} is not supported; use a SQLite file path, "
+                "sqlite:///PATH or postgresql://USER@HOST/DB"
+            )
         return Path(raw)
 
 

@@ -92,12 +92,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(tmp: Path) -> Iterator[tuple[str, subprocess.Popen]]:
+def server(tmp: Path, db: str | None = None) -> Iterator[tuple[str, subprocess.Popen]]:
+    """uvicorn serving the app in a subprocess on ``db`` (default: a SQLite file in tmp)."""
     port = free_port()
     env = {
         **os.environ,
         "TABLEMON_TOKEN": TOKEN,
-        "TABLEMON_DB": str(tmp / "k.db"),
+        "TABLEMON_DB": db or str(tmp / "k.db"),
         "TABLEMON_DATA": str(tmp / "data"),
     }
     p = subprocess.Popen(

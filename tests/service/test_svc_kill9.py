@@ -1,5 +1,5 @@
 """A real server (uvicorn in a subprocess): ``kill -9`` in the middle of a match loses
-nothing recorded; SSE over HTTP delivers live events and resumes after Last-Event-ID."""
+nothing recorded (on SQLite and on PostgreSQL); SSE over HTTP delivers live events and resumes after Last-Event-ID."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 from svc_helpers import AUTH, server, shot
 
 
@@ -23,8 +24,12 @@ def snapshot(c: httpx.Client, mid: int) -> dict:
     }
 
 
-def test_kill9_loses_nothing(tmp_path: Path) -> None:
-    with server(tmp_path) as (url, p), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+@pytest.mark.backends("sqlite", "postgres")
+def test_kill9_loses_nothing(tmp_path: Path, db_target: str) -> None:
+    with (
+        server(tmp_path, db_target) as (url, p),
+        httpx.Client(base_url=url, headers=AUTH, timeout=10) as c,
+    ):
         mid = c.post(
             "/matches", json={"game": "pyramid-free", "players": {"A": "a", "B": "b"}}
         ).json()["id"]
@@ -38,7 +43,10 @@ def test_kill9_loses_nothing(tmp_path: Path) -> None:
         os.kill(p.pid, signal.SIGKILL)  # no shutdown, no flush
         p.wait()
     assert len(before["shots"]["shots"]) == 4 and before["audit"][-1]["action"] == "add_foul"
-    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+    with (
+        server(tmp_path, db_target) as (url, _),
+        httpx.Client(base_url=url, headers=AUTH, timeout=10) as c,
+    ):
         after = snapshot(c, mid)
         assert after == before
         r = c.post(f"/matches/{mid}/shots", json=shot(frame=900))  # the match goes on

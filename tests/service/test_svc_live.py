@@ -92,7 +92,7 @@ def test_reconnect_records_the_gap(tmp_path: Path) -> None:
 def test_shot_messages_feed_the_match(client, settings) -> None:
     t = client.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
     mid = new_match(client, table_id=t["id"])["id"]
-    rt = client.app.state.runtimes[str(settings.db_path)]
+    rt = client.app.state.runtimes[settings.db_target]
     live: LiveManager = rt.extras["live"]
     from service.live import _Live
 
@@ -113,7 +113,7 @@ def test_worker_process_restarts_after_kill(client, settings) -> None:
     mid = new_match(client, table_id=t["id"])["id"]
     r = client.post(f"/tables/{t['id']}/live", json={"match_id": mid}, headers=AUTH)
     assert r.status_code == 200 and r.json()["status"]["running"] is True
-    rt = client.app.state.runtimes[str(settings.db_path)]
+    rt = client.app.state.runtimes[settings.db_target]
     live: LiveManager = rt.extras["live"]
 
     def wait(cond, timeout=30.0):

@@ -8,6 +8,8 @@ from svc_helpers import AUTH, new_match, shot
 
 from contract.match import match_from_json
 
+pytestmark = pytest.mark.backends("sqlite", "postgres")  # the same routes on both databases
+
 
 def test_create_and_read(client: TestClient) -> None:
     m = new_match(client, race_to=3, penalty="ball", breaker="B", target=71)
@@ -199,7 +201,7 @@ def test_cache_eviction_reloads_from_the_database(
     ids = [new_match(client)["id"] for _ in range(4)]
     for mid in ids:
         client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
-    svc = client.app.state.runtimes[str(settings.db_path)].service
+    svc = client.app.state.runtimes[settings.db_target].service
     assert list(svc._cache) == ids[-2:]  # the least recently used were dropped
     st = client.get(f"/matches/{ids[0]}/state").json()  # reloaded and judged again
     assert st["shot_no"] == 1 and st["rev"] == svc.db.last_event_id(ids[0])

@@ -9,6 +9,8 @@ from svc_helpers import AUTH, new_match, shot, verdict
 
 WHO = {**AUTH, "X-Tablemon-User": "judge-1"}
 
+pytestmark = pytest.mark.backends("sqlite", "postgres")  # the same routes on both databases
+
 
 def _match_with_shots(c: TestClient, n: int = 2) -> int:
     mid = new_match(c)["id"]

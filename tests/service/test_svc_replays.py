@@ -62,7 +62,7 @@ def test_command_carries_spec_and_calibration(client: TestClient, settings) -> N
         headers=AUTH,
     ).json()
     assert r["table"] == "pyramid-10ft"
-    runner = client.app.state.runtimes[str(settings.db_path)].extras["replays"]
+    runner = client.app.state.runtimes[settings.db_target].extras["replays"]
     cmd = runner.command(r["id"])
     assert cmd[cmd.index("--table") + 1] == "pyramid-10ft"
     assert json.loads(Path(cmd[cmd.index("--calibration") + 1]).read_text()) == CALIB
@@ -89,7 +89,7 @@ def test_runner_done_path_and_progress(tmp_path: Path) -> None:
     from service.db import Database
 
     s = make_settings(tmp_path)
-    db = Database(s.db_path)
+    db = Database(s.db_target)
     runner = Runner(db, s, Broker())
     r = db.add_replay(str(tmp_path / "v.mp4"), "pyramid-free", None)
     runner.submit(r.id)
@@ -156,7 +156,7 @@ def test_interrupted_jobs_fail_on_restart(tmp_path: Path) -> None:
     from service.db import Database
 
     s = make_settings(tmp_path)
-    db = Database(s.db_path)
+    db = Database(s.db_target)
     r = db.add_replay("/v.mp4", "pyramid-free", None)
     db.update_replay(r.id, status="running", progress=0.3)
     db.close()

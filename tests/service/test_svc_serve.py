@@ -28,6 +28,8 @@ def test_demo(tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLEMON_")}
     env["TABLEMON_DATA"] = str(tmp_path / "data")
+    root = str(Path(__file__).resolve().parents[2])  # runs in tmp_path: import from the tree
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (root, env.get("PYTHONPATH")) if x)
     p = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--demo", str(video), "--port", str(port)],
         env=env,

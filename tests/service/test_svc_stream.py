@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from fastapi.testclient import TestClient
 from svc_helpers import AUTH, new_match, shot
 
@@ -21,6 +22,7 @@ def parse(text: str) -> list[tuple[int, str, dict]]:
     return out
 
 
+@pytest.mark.backends("sqlite", "postgres")
 def test_resume_without_gaps(client: TestClient) -> None:
     mid = new_match(client)["id"]
     for i in range(3):
@@ -82,7 +84,7 @@ def test_ring_and_database_paths_agree(tmp_path) -> None:
             c.post(f"/matches/{a}/shots", json=shot(frame=100 * i), headers=AUTH)
     with client_for(s) as c:  # a fresh process-like runtime: the ring is empty
         c.post(f"/matches/{b}/shots", json=shot(), headers=AUTH)  # ring holds only b's events
-        rt = c.app.state.runtimes[str(s.db_path)]
+        rt = c.app.state.runtimes[s.db_target]
         assert rt.broker.floor > 0
         ev_a = parse(c.get("/stream", params={"match_id": a, "once": True}).text)
         ev_b = parse(c.get("/stream", params={"match_id": b, "once": True}).text)
