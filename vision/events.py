@@ -22,7 +22,7 @@ from vision.impulse import (
     rack_contacts,
     rest_positions,
 )
-from vision.motion import Movement
+from vision.motion import Movement, rolls_away
 from vision.series import Series, line_fit
 
 if TYPE_CHECKING:
@@ -288,6 +288,7 @@ class EventFinder:
         events: list[Event] = []
         contacts: list[tuple[float, frozenset]] = []
         moves = sorted(group, key=lambda m: m.start_f)
+        moves = moves[:1] + [m for m in moves[1:] if self._plausible(m, moves)]
         first = moves[0]
         cue = first.ball
         starts = {first.ball: first.start_f}
@@ -370,6 +371,23 @@ class EventFinder:
         events = self._causal(events, cue)
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _plausible(self, m: Movement, moves: list[Movement]) -> bool:
+        """A ball's movement in a shot is real when a moving ball was near enough to have
+        set it off, or it rolls away as a struck or touched ball does; a detection
+        hopping in a rack before anything reached it is neither."""
+        if m.gone or rolls_away(m, self.s.xy[self.s.index(m.ball)]):
+            return True
+        at = np.asarray(m.start_at)
+        for o in moves:
+            if o.ball == m.ball or o.start_f > m.start_f + 1.0:
+                continue
+            b = self.s.index(o.ball)
+            p = self.pos_interp(b, m.start_f)
+            reach = 4 * self.R + 2 * self.speed_before(b, m.start_f)
+            if p is not None and np.linalg.norm(p - at) < reach:
+                return True
+        return False
 
     def _rack(
         self, m: Movement, starts: dict[str, float], cue: str

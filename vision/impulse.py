@@ -35,8 +35,9 @@ class RackContact:
 
 
 def rest_positions(series: Series, f: float, skip: set[str]) -> dict[str, np.ndarray]:
-    """Balls at rest just before frame ``f``: id -> median position (mm) of the three
-    frames before, for the balls whose three positions agree within a few mm."""
+    """Balls at rest just before frame ``f``: id -> median position (mm) of the six
+    frames before, for the balls most of whose positions there agree within a few mm
+    (a detection that hops now and then still marks a ball at rest)."""
     lo = int(np.floor(f))
     out: dict[str, np.ndarray] = {}
     if lo < 1:
@@ -44,12 +45,13 @@ def rest_positions(series: Series, f: float, skip: set[str]) -> dict[str, np.nda
     for b, ident in enumerate(series.ids):
         if ident in skip:
             continue
-        p = series.xy[b, max(0, lo - 3) : lo]
+        p = series.xy[b, max(0, lo - 6) : lo]
         p = p[~np.isnan(p[:, 0])]
         if len(p) == 0:
             continue
         med = np.median(p, axis=0)
-        if np.max(np.linalg.norm(p - med, axis=1)) < 3.0:
+        near = np.linalg.norm(p - med, axis=1) < 3.0
+        if near.mean() > 0.5 and near[-1]:
             out[ident] = med
     return out
 

@@ -268,7 +268,7 @@ def relink(
             v = (xy[b, e] - xy[b, p]) / (e - p)
         for c in range(B):
             s = int(first[c])
-            if c == b or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
+            if c == b or s >= F or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
                 continue
             dist = float(np.linalg.norm(xy[c, s] - pe))
             reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm

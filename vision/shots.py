@@ -18,7 +18,7 @@ from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.events import EventFinder
-from vision.motion import Movement, movements
+from vision.motion import Movement, movements, rolls_away
 from vision.series import (
     Series,
     despike,
@@ -115,13 +115,7 @@ def _strike_like(m: Movement, radius: float, xy: np.ndarray | None = None) -> bo
     moved = float(np.hypot(m.stop_at[0] - m.start_at[0], m.stop_at[1] - m.start_at[1]))
     if not (m.gone or moved >= 0.5 * radius or m.reach_mm >= 4.0 * radius):
         return False
-    if xy is None:
-        return True
-    d = np.linalg.norm(xy[m.first : m.last + 2] - np.asarray(m.start_at), axis=1)
-    d = d[~np.isnan(d)]
-    k = int(np.argmax(d > 1.0)) if (d > 1.0).any() else len(d)
-    run = d[k : k + 3]
-    return len(run) < 3 or bool(np.all(np.diff(run) > 0.0))
+    return xy is None or rolls_away(m, xy)
 
 
 def _group(
@@ -160,11 +154,34 @@ def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
     return None
 
 
+CAROM_BALLS = ("white", "yellow", "red")
+
+
+def _drop_spares(series: Series, table: TableSpec) -> Series:
+    """On a carom table the balls are ``white``, ``yellow`` and ``red`` (contract §3): a
+    second track of one of them (``red1``, ``red2`` ... as a tracker names a colour it sees
+    twice, a sleeve or a skittle lying) while that ball's own track is on the table for
+    most of its frames is not a ball; its rows are dropped (both ids are kept)."""
+    if table.kind != "carom":
+        return series
+    xy = series.xy.copy()
+    vis = series.visible.copy()
+    present = series.present()
+    for b, ident in enumerate(series.ids):
+        base = ident.rstrip("0123456789")
+        if ident in CAROM_BALLS or base not in CAROM_BALLS or base not in series.ids:
+            continue
+        mine = present[b]
+        if mine.any() and present[series.index(base)][mine].mean() > 0.5:
+            xy[b], vis[b] = np.nan, False
+    return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
 def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
     """Shots with events and rest positions from dense series."""
     R = table.ball_radius
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
-    series = relink(series, R, pockets)
+    series = relink(_drop_spares(series, table), R, pockets)
     series = unswap(fill_gaps(series, radius_mm=R), R)
     sigma = noise_mm(series)
     series = despike(series, max(3.0, 6.0 * sigma))
