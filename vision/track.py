@@ -52,9 +52,11 @@ class TrackerConfig:
     coast_moving_s: float = 0.5  # a moving ball lost in the open coasts this long
     coast_occluded_s: float = 30.0  # a ball hidden near an actor (arm, body) coasts this long
     coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
+    coast_skittle_s: float = 30.0  # a skittle lies where it fell until it is stood up again
     mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
+    pocket_drop_balls: float = 0.25  # past a mouth line by this many radii a ball has dropped
     reads_per_frame: int = 16  # number patches read at most per frame (white pyramid balls)
     min_read_radius_px: float = 9.0  # smaller balls' numbers are not read
 
@@ -74,6 +76,7 @@ class _Track:
     last_xy: np.ndarray = field(default_factory=lambda: np.zeros(2))
     last_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     occluded: bool = False
+    moving_run: int = 0  # consecutive measured frames at speed (not at rest)
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
     numvote: NumberVote = field(default_factory=NumberVote)
@@ -103,6 +106,7 @@ class Tracker:
         self._pockets = np.array(  # drop circles: centre x, y and radius, mm
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
         ).reshape(-1, 3)
+        self._mouths = _mouth_lines(table)
 
     # ------------------------------------------------------------ kalman
     def _predict(self, tr: _Track, dt: float) -> None:
@@ -114,7 +118,7 @@ class Tracker:
         tr.P = F @ tr.P @ F.T + G @ G.T * q
         if tr.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
             tr.x[2:] *= 0.7
-            if float(np.linalg.norm(tr.last_v)) < self.cfg.rest_speed_mm_s:
+            if self._coast_speed(tr) < self.cfg.rest_speed_mm_s:
                 tr.x[:2], tr.x[2:] = tr.last_xy, 0.0  # a hidden ball at rest stays where it was
 
     def _correct(self, tr: _Track, z: np.ndarray, sigma: float) -> None:
@@ -226,6 +230,9 @@ class Tracker:
             sigma = self.cfg.blur_meas_mm if det.blurred[j] else self.cfg.meas_mm
             self._correct(tr, det.xy[j], sigma)
             tr.last_v = tr.x[2:].copy()
+            step = float(np.linalg.norm(det.xy[j] - tr.last_xy)) / dt  # measured, mm/s
+            moving = tr.last_seen == det.frame - 1 and step >= self.cfg.rest_speed_mm_s
+            tr.moving_run = tr.moving_run + 1 if moving else 0
             tr.last_xy = det.xy[j].copy()
             tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
             tr.occluded = False
@@ -233,7 +240,7 @@ class Tracker:
         for tr in live:
             if id(tr) not in matched:
                 self._missed(tr, det)
-            elif self._in_pocket(tr.last_xy):
+            elif self._in_pocket(tr.last_xy, tr.x[2:]):
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
         for j in cols:
             if self._in_pocket(det.xy[j]):
@@ -280,7 +287,7 @@ class Tracker:
             return
         cfg, D = self.cfg, self.table.ball_mm
         age_s = det.t - tr.last_t
-        speed = float(np.linalg.norm(tr.last_v))
+        speed = self._coast_speed(tr)
         near_actor = any(
             a[0] - D <= tr.x[0] <= a[2] + D and a[1] - D <= tr.x[1] <= a[3] + D for a in det.actors
         )
@@ -298,16 +305,39 @@ class Tracker:
             limit = cfg.coast_rest_s
         else:
             limit = cfg.coast_moving_s
-
+        if tr.cls == "skittle":  # skittles fall, they do not leave: a lost one is unseen
+            limit = max(limit, cfg.coast_skittle_s)
         if age_s > limit:
             tr.state = "lost"
 
-    def _in_pocket(self, xy: np.ndarray) -> bool:
-        """True when a centre (mm) is inside a pocket's drop circle (contract tables.Pocket)."""
+    def _coast_speed(self, tr: _Track) -> float:
+        """The speed (mm/s) a vanished ball is believed to have had. A ball long at rest
+        that an arm or cue half covers seems to move before it vanishes (its visible part
+        shifts the centre): motion measured in fewer than ``confirm_hits`` frames after a
+        long rest is not believed."""
+        if tr.moving_run < self.cfg.confirm_hits and tr.hits >= self.cfg.mature_hits:
+            return 0.0
+        return float(np.linalg.norm(tr.last_v))
+
+    def _in_pocket(self, xy: np.ndarray, v: np.ndarray | None = None) -> bool:
+        """True when a centre (mm) is inside a pocket's drop circle (contract tables.Pocket),
+        or past a pocket's mouth line (between the cushion nose ends) by
+        ``pocket_drop_balls`` radii, or past it at all while moving on into the pocket
+        (``v`` mm/s): a ball sinking into the pocket is no longer on the table."""
         if not len(self._pockets):
             return False
         d2 = ((self._pockets[:, :2] - xy) ** 2).sum(axis=1)
-        return bool(np.any(d2 < self._pockets[:, 2] ** 2))
+        if np.any(d2 < self._pockets[:, 2] ** 2):
+            return True
+        if not len(self._mouths):
+            return False
+        depth = ((xy - self._mouths[:, :2]) * self._mouths[:, 2:]).sum(axis=1)  # mm past
+        if np.any(depth > self.cfg.pocket_drop_balls * self.table.ball_radius):
+            return True
+        if v is None or float(np.linalg.norm(v)) < self.cfg.rest_speed_mm_s:
+            return False
+        into = (self._mouths[:, 2:] @ v) > 0
+        return bool(np.any((depth > 0) & into))
 
     def _into_pocket(self, tr: _Track, speed: float) -> bool:
         reach = self.cfg.pocket_reach_balls * self.table.ball_mm
@@ -410,3 +440,24 @@ class Tracker:
     def names(self) -> dict[str, str]:
         """Name -> state (active, lost, pocketed) of every confirmed ball."""
         return {t.name: t.state for t in self.tracks if t.name is not None}
+
+
+def _mouth_lines(table: TableSpec) -> np.ndarray:
+    """(Q, 4) per pocket a point of its mouth line (the middle of the cushion nose ends
+    beside it, table mm) and the line's outward unit normal (into the pocket)."""
+    out = []
+    for p in table.pockets:
+        corner = np.array([p.x, p.y], float)
+        ends = [
+            np.asarray(e, float)
+            for s in table.cushion_segments
+            for e in (s.a, s.b)
+            if np.hypot(*(np.asarray(e, float) - corner)) <= 0.75 * p.mouth_mm + 1e-6
+        ]
+        if len(ends) < 2:
+            continue
+        sx = -1.0 if p.x <= 0 else (1.0 if p.x >= table.L else 0.0)
+        sy = -1.0 if p.y <= 0 else 1.0
+        n = np.array([sx, sy]) / np.hypot(sx, sy)
+        out.append((*np.mean(ends, axis=0), *n))
+    return np.array(out, float).reshape(-1, 4)
