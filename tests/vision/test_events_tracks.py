@@ -1,0 +1,112 @@
+"""Tracks as a tracker gives them (lost and re-started, spare ids, a ball seen falling
+into a pocket, a detection hopping at rest) cut into the right shots and events."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contract.events import EventType
+from contract.tables import load_table
+from contract.tracks import Tracks
+from vision.series import relink, series_from_tracks
+from vision.shots import cut_tracks
+
+FPS = 30.0
+PYR = load_table("pyramid-12ft")
+CAROM = load_table("carom-match")
+R = PYR.ball_radius
+
+
+def _rows(paths: dict[str, np.ndarray]) -> Tracks:
+    rows = []
+    for ident, p in paths.items():
+        for f, (x, y) in enumerate(p):
+            if not np.isnan(x):
+                rows.append((f, f / FPS, ident, float(x), float(y), 1, None, None))
+    return Tracks.from_rows(rows)
+
+
+def _still(p, n: int) -> np.ndarray:
+    return np.tile(np.asarray(p, float), (n, 1))
+
+
+def _roll(p0, v, n_still: int, n_move: int, n_end: int = 40) -> np.ndarray:
+    p0 = np.asarray(p0, float)
+    moving = p0 + np.outer(np.arange(1, n_move + 1), v)
+    return np.vstack([_still(p0, n_still), moving, _still(moving[-1], n_end)])
+
+
+@pytest.mark.parametrize(
+    ("gap", "jump_mm", "joined"),
+    [
+        (6, 0.0, True),  # lost for 6 frames in fast motion, found where it rolled to
+        (6, 150.0, True),  # ... or off a bounce, within two diameters of that
+        (6, 400.0, False),  # a new track far from anywhere the ball could be: a new ball
+        (30, 0.0, False),  # too long a gap
+    ],
+)
+def test_relink_joins_a_lost_track_to_the_one_that_takes_over(gap, jump_mm, joined):
+    n = 80
+    v = np.array([40.0, 0.0])
+    path = _roll((500.0, 800.0), v, 10, 40, n - 50)
+    a = path.copy()
+    a[20:] = np.nan  # the tracker loses it at frame 20
+    b = np.full_like(path, np.nan)
+    b[20 + gap :] = path[20 + gap :] + (0.0, jump_mm)
+    s = relink(series_from_tracks(_rows({"a": a, "b": b}), FPS), R)
+    ia, ib = s.index("a"), s.index("b")
+    assert (not np.isnan(s.xy[ia, -1, 0])) == joined
+    assert np.isnan(s.xy[ib, :, 0]).all() == joined
+
+
+def test_relink_keeps_a_pocketed_ball_ended():
+    n = 60
+    a = _roll((3400.0, 1650.0), (20.0, 20.0), 10, 6, 0)
+    a = np.vstack([a, np.full((n - len(a), 2), np.nan)])
+    b = np.full((n, 2), np.nan)
+    b[20:] = (3450.0, 1700.0)  # something seen in the pocket's mouth afterwards
+    pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in PYR.pockets]
+    s = relink(series_from_tracks(_rows({"a": a, "b": b}), FPS), R, pockets)
+    assert np.isnan(s.xy[s.index("a"), 30, 0])
+
+
+def test_a_ball_still_seen_falling_into_the_pocket_is_pocketed_at_the_mouth():
+    """The centre crosses the corner's mouth line at frame 19 + k; the camera still sees
+    the ball inside the pocket for three frames after: the pocket is dated at the line."""
+    p0 = np.array([3350.0, 1575.0])
+    v = np.array([20.0, 20.0])
+    c = PYR.corner_mouth_mm / 2**0.5  # mouth line: (L - x) + (W - y) = c
+    k = ((PYR.L - p0[0]) + (PYR.W - p0[1]) - c) / (v[0] + v[1])
+    n = int(k) + 4
+    w1 = np.vstack(
+        [_still(p0, 20), p0 + np.outer(np.arange(1, n + 1), v), np.full((40, 2), np.nan)]
+    )
+    cut = cut_tracks(_rows({"w1": w1, "w2": _still((1000.0, 900.0), len(w1))}), PYR, FPS)
+    pockets = [e for s in cut.shots for e in s.events if e.type == EventType.POCKET]
+    assert [(e.ball, e.pocket) for e in pockets] == [("w1", "back-right")]
+    assert pockets[0].frame == round(19 + k)  # frame 19 + j shows p0 + j v
+
+
+def test_a_detection_hopping_in_place_opens_no_shot():
+    n = 80
+    hop = _still((2000.0, 900.0), n)
+    hop[30:33] += (20.0, 0.0)  # three frames on a neighbour's edge, then back
+    hop[40:42] += (0.0, 20.0)
+    cut = cut_tracks(_rows({"w1": hop, "w2": _still((1000.0, 500.0), n)}), PYR, FPS)
+    assert cut.shots == ()
+
+
+def test_spare_carom_track_beside_the_ball_is_no_ball():
+    """A sleeve seen as a second red (``red1``) that moves while the white is played."""
+    n = 90
+    white = _roll((700.0, 400.0), (25.0, 0.0), 20, 20, n - 40)
+    red = _still((2000.0, 1000.0), n)
+    yellow = _still((2400.0, 300.0), n)
+    red1 = np.full((n, 2), np.nan)
+    red1[10:50] = np.c_[np.linspace(1200, 1500, 40), np.full(40, 900.0)]
+    cut = cut_tracks(
+        _rows({"white": white, "red": red, "yellow": yellow, "red1": red1}), CAROM, FPS
+    )
+    assert [s.cue_ball for s in cut.shots] == ["white"]
+    assert all("red1" not in e.ids for s in cut.shots for e in s.events)
