@@ -328,3 +328,43 @@ def test_a_read_number_is_kept_when_later_looks_disagree():
             reader.numbers = {(500.0 + 10 * j, 400.0): 12 for j in range(20, 40)}
         tracker.update(_pix_det(k, [(1000.0 + 20 * k, 800.0)], ["white"]), img)
     assert tracker.renames() == {"w1": "11"}
+
+
+# ------------------------------------------------------------ coverage and false rows
+def test_ball_sinking_past_the_corner_mouth_line_leaves_the_table():
+    """A ball rolling into the back-right corner is seen sinking past the mouth line (the
+    line between the cushion nose ends) before it reaches the drop circle: it has left."""
+    t = load_table("pyramid-12ft")
+    d = np.array([1.0, 1.0]) / np.sqrt(2)
+    corner = np.array([t.L, t.W])
+    frames = [([corner - d * (400 - 25 * k)], ["white"]) for k in range(16)]
+    tr = _run(Tracker(t), frames)
+    w = tr.of("w1")
+    depth = (w.x - t.L + w.y - t.W) / np.sqrt(2) + 51.6 / np.sqrt(2)  # mm past the mouth line
+    assert depth.max() <= 0.25 * t.ball_radius + 25  # no row a frame after it sank past
+    assert len(w) < 16
+
+
+def test_fallen_skittle_missed_by_the_detector_lies_where_it_fell():
+    t = load_table("carom-match")
+    spot = np.array(t.skittle_spots["right"])
+    frames = [([spot], ["skittle"]) for _ in range(10)] + [([], []) for _ in range(60)]
+    frames += [([spot], ["skittle"]) for _ in range(5)]
+    tr = _run(Tracker(t), frames)
+    r = tr.of("right")
+    assert len(r) == 75 and not r.visible[10:70].any()
+    assert np.allclose(r.x, spot[0]) and np.allclose(r.y, spot[1])
+
+
+def test_ball_at_rest_half_covered_then_hidden_stays_where_it_was():
+    """Long at rest; an arm covers half of it (the centre seems to jump 10 mm), then all
+    of it: the hidden ball is predicted at rest, not carried off by the apparent motion."""
+    t = load_table("pyramid-12ft")
+    p = np.array([1500.0, 1000.0])
+    frames = [([p], ["white"]) for _ in range(30)]
+    frames += [([p + [0.0, -10.0]], ["white"]), ([p + [0.0, -20.0]], ["white"])]
+    frames += [([], []) for _ in range(20)] + [([p], ["white"]) for _ in range(3)]
+    tr = _run(Tracker(t), frames)
+    w = tr.of("w1")
+    assert len(w) == 55
+    assert np.hypot(w.x - p[0], w.y - p[1]).max() < 30
