@@ -59,10 +59,13 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
     return cv2.bitwise_or(mask, pad[1:-1, 1:-1])
 
 
-def cloth_mask(img: np.ndarray, work: int = 640) -> tuple[np.ndarray, Cloth, float]:
+def cloth_mask(
+    img: np.ndarray, work: int = 640, widen: float = 1.0
+) -> tuple[np.ndarray, Cloth, float]:
     """Binary mask of the cloth region at working resolution (largest uniform region in
     the cloth colour of the picture's centre), the cloth stats and the scale
-    (working px per full-res px)."""
+    (working px per full-res px). ``widen`` multiplies the hue tolerance (for cloth
+    whose hue drifts across the table under mixed light)."""
     h, w = img.shape[:2]
     s = min(1.0, work / max(h, w))
     small = cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
@@ -71,7 +74,7 @@ def cloth_mask(img: np.ndarray, work: int = 640) -> tuple[np.ndarray, Cloth, flo
     small = cv2.morphologyEx(cv2.morphologyEx(small, cv2.MORPH_CLOSE, k5), cv2.MORPH_OPEN, k5)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     cloth = cloth_stats(lab)
-    m = _hue_mask(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    m = _hue_mask(cv2.cvtColor(small, cv2.COLOR_BGR2HSV), widen)
     m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, lbl, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
     if n < 2:
@@ -82,7 +85,7 @@ def cloth_mask(img: np.ndarray, work: int = 640) -> tuple[np.ndarray, Cloth, flo
     return _fill_holes(region), cloth, s
 
 
-def _hue_mask(hsv: np.ndarray) -> np.ndarray:
+def _hue_mask(hsv: np.ndarray, widen: float = 1.0) -> np.ndarray:
     """Pixels of the cloth's hue (brightness-tolerant: lamps and vignetting darken the
     cloth towards the rails), from the statistics of the picture's central box."""
     h, w = hsv.shape[:2]
@@ -90,7 +93,7 @@ def _hue_mask(hsv: np.ndarray) -> np.ndarray:
     box = box.astype(np.float32)
     hue0 = _circ_median(box[:, 0])
     dh = _hue_diff(box[:, 0], hue0)
-    tol = max(10.0, 4 * 1.4826 * float(np.median(dh)))
+    tol = widen * max(10.0, 4 * 1.4826 * float(np.median(dh)))
     s0, v0 = float(np.median(box[:, 1])), float(np.median(box[:, 2]))
     hh = _hue_diff(hsv[..., 0].astype(np.float32), hue0)
     ok = (hh < tol) & (hsv[..., 1] > 0.5 * s0) & (hsv[..., 2] > 0.35 * v0)
@@ -179,12 +182,41 @@ def intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) ->
     return p1 + t[0] * d1
 
 
-def find_quad(img: np.ndarray) -> Quad:
+def find_quad(img: np.ndarray, aspect: tuple[float, float] | None = None) -> Quad:
     """The cloth region's outer outline as a quadrilateral (full-res px).
 
-    Raises NoTableError when the region is too small, fills the picture, or is not a
-    convex four-sided shape."""
-    mask, cloth, s = cloth_mask(img)
+    ``aspect``: the range of long/short side ratios a table's outline may have; an
+    outline outside it (or none) is searched again with a wider cloth-hue tolerance
+    (cloth whose hue drifts across the table under mixed light); when no outline fits
+    the range the first one found is returned (steep views foreshorten). Raises NoTableError
+    when the region is too small, fills the picture, or is not a convex four-sided
+    shape."""
+    err: NoTableError | None = None
+    first: Quad | None = None
+    for widen in (1.0, 1.5, 2.0):
+        try:
+            quad = _find_quad(img, widen)
+        except NoTableError as e:
+            err = err or e
+            continue
+        if aspect is None or aspect[0] <= _quad_aspect(quad.corners) <= aspect[1]:
+            return quad
+        first = first or quad
+    if first is not None:  # an oblique view: proportions say little, keep the first
+        return first
+    assert err is not None
+    raise err
+
+
+def _quad_aspect(c: np.ndarray) -> float:
+    """Long/short ratio of a quad from the mean lengths of its opposite sides (px)."""
+    lens = [float(np.linalg.norm(c[(i + 1) % 4] - c[i])) for i in range(4)]
+    a, b = lens[0] + lens[2], lens[1] + lens[3]
+    return max(a, b) / max(min(a, b), 1e-9)
+
+
+def _find_quad(img: np.ndarray, widen: float) -> Quad:
+    mask, cloth, s = cloth_mask(img, widen=widen)
     frac = float(mask.mean() / 255)
     if frac < 0.08:
         raise NoTableError(
@@ -238,14 +270,20 @@ def _peaks(g: np.ndarray, lvl: float) -> np.ndarray:
     return np.nonzero((g[1:-1] >= lvl) & (g[1:-1] >= g[:-2]) & (g[1:-1] >= g[2:]))[0] + 1
 
 
-def _nose_index(d: np.ndarray, noise: float, scale_from: np.ndarray | None = None) -> int | None:
+def _nose_index(
+    d: np.ndarray, noise: float, scale_from: np.ndarray | None = None, band_max: int = 32
+) -> tuple[int, int | None] | None:
     """Index of the cushion nose on one profile (``d``: lightness gain going outward, per
-    sample; index grows inwards; ``noise``: its noise level on the cloth).
+    sample of 0.5 px; index grows inwards; ``noise``: its noise level on the cloth).
 
     Seen from above, the cloth darkens into the shadow under the nose and the lit nose
     follows: walking outward from the cloth, the nose is the first clear brightening; a
     clear darkening met first (the shadow's edge) is followed by the brightening within
-    a few samples when there is one, else it is the edge itself."""
+    a few samples when there is one, else it is the edge itself. Returns (that index,
+    the index of a second darkening up to ``band_max`` samples further out or None):
+    under a dark cushion top the shadowed cloth is a band lit between the cloth and the
+    top, and the nose is the band's outer step; the caller decides per side which of
+    the two to use."""
     mag = np.abs(d)
     top = float(mag[scale_from].max()) if scale_from is not None and scale_from.any() else 0.0
     top = top if top >= max(1.5, 6 * noise) else float(mag.max())
@@ -256,12 +294,22 @@ def _nose_index(d: np.ndarray, noise: float, scale_from: np.ndarray | None = Non
         return None
     k = int(pk[-1])  # the clear edge nearest the inside
     if d[k] > 0:
-        return k
+        return k, None
     lo = max(1, k - 24)  # up to 12 px further out
     seg = d[lo:k]
     if len(seg) and seg.max() >= max(0.25 * abs(d[k]), 4 * noise):
-        return lo + int(np.argmax(seg))
-    return k
+        return lo + int(np.argmax(seg)), None
+    far = _peaks(np.maximum(-d, 0.0), max(0.25 * abs(d[k]), 3 * noise))
+    far = far[(far < k - 4) & (far >= max(1, k - band_max))]
+    return k, (int(far[-1]) if len(far) else None)
+
+
+def _subpixel(g: np.ndarray, k: int, s: np.ndarray) -> float:
+    """Sub-sample position (px along the profile) of the extremum of ``g`` at ``k``."""
+    m = np.abs(g)
+    den = m[k - 1] - 2 * m[k] + m[k + 1]
+    frac = 0.5 * (m[k - 1] - m[k + 1]) / den if den < 0 else 0.0
+    return float(s[k] + np.clip(frac, -1, 1) * (s[1] - s[0]))
 
 
 def side_edges(
@@ -274,12 +322,14 @@ def side_edges(
     n: int = 120,
     skip_middle: float = 0.0,
     guard_px: float = 0.0,
+    window: tuple[float, float] | None = None,
 ) -> np.ndarray:
     """Sub-pixel points where the flat cloth ends, scanning outward from inside the
     surface across the side a->b (px). ``reach_px``: how far inside the side's line to
     start. ``guard_px``: edges closer than this inside the side's line (the rail's edge
     when the cushion tops share the cloth's colour) do not set the strength scale.
-    Returns (M, 2) recorded px (M <= n; profiles with no clear edge are dropped)."""
+    ``window``: look for the edge only this far (min, max px) inside the side's line
+    (the noise level is still measured ``reach_px`` inside). Returns (M, 2) recorded px (M <= n; profiles with no clear edge are dropped)."""
     t = np.linspace(0.05, 0.95, n)
     if skip_middle > 0:
         t = t[np.abs(t - 0.5) > skip_middle]
@@ -291,16 +341,36 @@ def side_edges(
     light = cv2.GaussianBlur(light, (5, 1), 0.8)
     out_d = -np.gradient(light, axis=1)  # brightening going outward (towards the rail)
     usable = s < reach_px * 0.85
+    if window is not None:
+        usable &= (s > window[0]) & (s < window[1])
     inner = out_d[:, s > reach_px * 0.85]
     noise = float(1.4826 * np.median(np.abs(inner - np.median(inner)))) if inner.size else 0.5
-    keep: list[np.ndarray] = []
+    # a shadow band is narrower than the cushion top (guard_px is 0.4 of its width)
+    band_max = int(2 * min(16.0, 1.5 * guard_px)) if guard_px > 0 else 32
+    first: list[np.ndarray] = []
+    band: list[np.ndarray | None] = []
     for i in range(len(t)):
-        k = _nose_index(np.where(usable, out_d[i], 0.0), noise, s >= guard_px)
-        if k is None:
+        hit = _nose_index(np.where(usable, out_d[i], 0.0), noise, s >= guard_px, band_max)
+        if hit is None:
             continue
-        g = out_d[i]
-        den = g[k - 1] - 2 * g[k] + g[k + 1]
-        frac = 0.5 * (g[k - 1] - g[k + 1]) / den if den < 0 else 0.0
-        sk = s[k] + float(np.clip(frac, -1, 1)) * (s[1] - s[0])
-        keep.append(base[i] + sk * inward)
-    return np.array(keep).reshape(-1, 2)
+        first.append(base[i] + _subpixel(out_d[i], hit[0], s) * inward)
+        band.append(None if hit[1] is None else base[i] + _subpixel(out_d[i], hit[1], s) * inward)
+    return _one_reading(np.array(first).reshape(-1, 2), band)
+
+
+def _one_reading(first: np.ndarray, band: list[np.ndarray | None]) -> np.ndarray:
+    """One reading of the nose per side (recorded px): the profiles whose first edge lies
+    on the side's dominant line (balls, chalk and projected drawings on the cloth near the
+    cushion fall off it); where most of those show a shadow band under a dark cushion
+    top, the band's outer steps instead."""
+    on = np.ones(len(first), bool)
+    line = _ransac_line(first, 1.5, np.random.default_rng(0)) if len(first) >= 10 else None
+    if line is not None:
+        p0, dd = line
+        on = np.abs((first - p0) @ np.array([-dd[1], dd[0]])) < 3.0
+        if on.sum() < 0.25 * len(first):
+            on[:] = True
+    outer = [b for b, o in zip(band, on, strict=True) if o and b is not None]
+    if len(outer) >= max(8, 0.4 * on.sum()):
+        return np.array(outer).reshape(-1, 2)
+    return first
