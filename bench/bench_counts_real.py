@@ -1,0 +1,115 @@
+"""Ball counts on the real footage against what a person counts, for
+``tablemon bench counts_real`` (issue "vision": the pool and carom clips' ball count at
+each rest state).
+
+Each clip of ``../shared/footage`` with labels in ``bench/real_labels.json`` is
+calibrated automatically and tracked (``vision.replay.track_video``) with an annotated
+video written to ``OUT/annotated/`` (ids, trails and the fitted table drawn in; the
+footage's licence keeps these out of the repository). At every labelled rest state
+(``rest_counts``) and at the clip's last frame (``last_frame``, often still moving) the
+balls tablemon holds on the table are counted: tracks with a row at that frame whose
+centre lies on the playing surface (a ball hidden by a hand, predicted, counts; a ball
+in a pocket's hole does not). Skips cleanly without the footage.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bench.label_tools import load_labels
+from calibration import calibrate_video
+from contract.errors import ContractError
+from contract.tables import TableSpec, load_table
+from contract.tracks import Tracks
+from vision.replay import track_video
+
+FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
+TABLES = {
+    "pool-9ball-overhead": "pool-9ft",
+    "pool-uk8ball-overhead": "pool-uk-7ft",
+    "carom-3cushion-overhead": "carom-3cushion",
+}
+
+
+def on_table(tracks: Tracks, frame: int, table: TableSpec) -> int:
+    """Balls (not skittles) tracked at ``frame`` whose centre lies on the playing surface
+    (table mm, up to a ball radius beyond a nose: a ball frozen to a cushion)."""
+    sel = tracks.frame == frame
+    ids = tracks.id[sel].astype(str)
+    x, y = tracks.x[sel], tracks.y[sel]
+    r = table.ball_radius
+    inside = (x > -r) & (x < table.L + r) & (y > -r) & (y < table.W + r)
+    balls = np.array([not i.startswith("skittle") for i in ids], bool)
+    return int(np.sum(inside & balls))
+
+
+def _states(label: dict) -> list[tuple[int, int, bool]]:
+    """(frame, balls counted by a person, still moving) for every labelled state."""
+    out = [(int(r["frame"]), int(r["balls"]), False) for r in label.get("rest_counts", [])]
+    last = label.get("last_frame")
+    if last:
+        out.append((int(last["frame"]), int(last["balls"]), bool(last.get("moving", False))))
+    return sorted(set(out))
+
+
+def _clip(name: str, label: dict, out_dir: Path) -> dict:
+    table = load_table(TABLES.get(name.split("/")[0], label["table"]))
+    video = FOOTAGE / name
+    try:
+        calib = calibrate_video(video, table)
+    except ContractError as e:
+        return {"error": str(e)}
+    ann = out_dir / "annotated" / (name.replace("/", "-").rsplit(".", 1)[0] + ".mp4")
+    ann.parent.mkdir(parents=True, exist_ok=True)
+    res = track_video(str(video), calib, table, annotated=str(ann))
+    states = []
+    for frame, truth, moving in _states(label):
+        found = on_table(res.tracks, frame, table)
+        states.append(
+            {
+                "frame": frame,
+                "person": truth,
+                "tablemon": found,
+                "moving": moving,
+                "ok": found == truth,
+            }
+        )
+    return {"annotated": str(ann), "states": states}
+
+
+def run(out_dir: Path, quick: bool) -> dict:
+    if not FOOTAGE.is_dir():
+        print(f"no footage at {FOOTAGE}: skipped")
+        return {"skipped": "no footage"}
+    labels = load_labels()["clips"]
+    names = [n for n in labels if (FOOTAGE / n).is_file()]
+    names = names[::4] if quick else names
+    out: dict[str, dict] = {}
+    print(f"{'clip':36} {'frame':>6} {'person':>7} {'tablemon':>9}  state")
+    for name in names:
+        r = _clip(name, labels[name], out_dir)
+        out[name] = r
+        if "error" in r:
+            print(f"{name:36} error: {r['error']}")
+            continue
+        for s in r["states"]:
+            mark = "ok" if s["ok"] else "WRONG"
+            kind = "last frame, moving" if s["moving"] else "rest"
+            print(f"{name:36} {s['frame']:>6} {s['person']:>7} {s['tablemon']:>9}  {kind} {mark}")
+    rest = [s for r in out.values() for s in r.get("states", []) if not s["moving"]]
+    moving = [s for r in out.values() for s in r.get("states", []) if s["moving"]]
+    summary = {
+        "rest_states": len(rest),
+        "rest_right": sum(s["ok"] for s in rest),
+        "last_frames_moving": len(moving),
+        "last_frames_moving_right": sum(s["ok"] for s in moving),
+        "clips_failed": sorted(n for n, r in out.items() if "error" in r),
+    }
+    print(
+        f"rest states counted right: {summary['rest_right']}/{summary['rest_states']}; "
+        f"last frames (balls still moving) right: "
+        f"{summary['last_frames_moving_right']}/{summary['last_frames_moving']}"
+    )
+    return {"summary": summary, "clips": out}
