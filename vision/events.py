@@ -15,6 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.edges import EdgeEvents
 from vision.impulse import (
     RackContact,
     closest_approaches,
@@ -29,10 +30,7 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 
-OFF_TABLE_MM_S = 800.0  # a ball leaves the table over a cushion only faster than this
-
-
-class EventFinder:
+class EventFinder(EdgeEvents):
     """Finds the events of shots within one series (read-only after construction)."""
 
     def __init__(self, series: Series, table: TableSpec, settings: ShotSettings) -> None:
@@ -111,119 +109,6 @@ class EventFinder:
                 if err < 0.3 * self.R + self.speed_tol * sp and (best is None or key < best[:2]):
                     best = (key[0], err, ident, sp)
         return None if best is None else (best[2], best[3])
-
-    def cushion_hits(self, b: int, m: Movement) -> list[tuple[float, str]]:
-        """(fractional frame, cushion) where ball ``b`` bounced off a cushion nose during
-        ``m``: its distance to the nose less R has a V-shaped minimum near 0."""
-        xy = self.s.xy[b, m.first : m.last + 2]
-        if len(xy) < 3:
-            return []
-        R, L, W = self.R, self.table.L, self.table.W
-        gaps = {
-            "front": xy[:, 0] - R,
-            "back": L - R - xy[:, 0],
-            "left": xy[:, 1] - R,
-            "right": W - R - xy[:, 1],
-        }
-        out = []
-        for name, g in gaps.items():
-            for k in range(1, len(g) - 1):
-                g0, g1, g2 = g[k - 1], g[k], g[k + 1]
-                if np.isnan(g0) or np.isnan(g1) or np.isnan(g2):
-                    continue
-                if not (g1 <= g0 and g1 < g2):
-                    continue
-                app, rec = g0 - g1, g2 - g1
-                floor = max(0.3, 4.0 * self.settings.sigma_mm)
-                # the bounce halfway between two samples leaves them level: look a frame
-                # farther on that side
-                if app < floor and k >= 2 and not np.isnan(g[k - 2]):
-                    app = (g[k - 2] - g1) / 2
-                if rec < floor and k + 2 < len(g) and not np.isnan(g[k + 2]):
-                    rec = (g[k + 2] - g1) / 2
-                if app < floor or rec < floor:
-                    continue
-                if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
-                    continue
-                # the straight approach and retreat lines meet at the bounce
-                pre = g[max(0, k - 2) : k]
-                post = g[k + 1 : k + 3]
-                va = (pre[-1] - pre[0]) / max(len(pre) - 1, 1) if len(pre) > 1 else g1 - g0
-                vr = (post[-1] - post[0]) / max(len(post) - 1, 1) if len(post) > 1 else g2 - g1
-                tf = float(k)
-                if va < 0 < vr:
-                    # g = g0 + va (t - (k-1)) and g = g2 + vr (t - (k+1)) meet at t
-                    tf = float(
-                        np.clip((g2 - g0 + va * (k - 1) - vr * (k + 1)) / (va - vr), k - 1, k + 1)
-                    )
-                out.append((m.first + tf, name))
-        return out
-
-    def leave_point(self, m: Movement) -> tuple[float, np.ndarray]:
-        """Fractional frame and point (mm) where a vanished ball's centre crossed the
-        surface's edge (extrapolated from its last samples when it vanished inside)."""
-        at, v = np.asarray(m.stop_at), np.asarray(m.v_end)
-        L, W = self.table.L, self.table.W
-        if not self.table.on_surface(at[0], at[1]):
-            return m.stop_f, at
-        ts = []
-        for axis, lo, hi in ((0, 0.0, L), (1, 0.0, W)):
-            if v[axis] > 1e-6:
-                ts.append((hi - at[axis]) / v[axis])
-            elif v[axis] < -1e-6:
-                ts.append((lo - at[axis]) / v[axis])
-        dt = float(np.clip(min(ts), 0.0, 3.0)) if ts else 0.0
-        return m.stop_f + dt, at + v * dt
-
-    def pocket_at(self, c: np.ndarray) -> str | None:
-        """The pocket whose mouth contains the edge point ``c`` (mm), if any."""
-        for p in self.table.pockets:
-            half = (p.mouth_mm / 2**0.5 if p.corner else p.mouth_mm / 2) + 0.6 * self.R
-            if p.corner:
-                near = np.hypot(c[0] - p.x, c[1] - p.y) < half * 2**0.5
-            else:
-                near = abs(c[0] - p.x) < half and abs(c[1] - p.y) < 3 * self.R
-            if near:
-                return p.name
-        return None
-
-    def gone_event(self, m: Movement) -> Event | None:
-        """pocket / off_table for a ball that vanished during the shot; None when it
-        vanished far from the edge (hidden, not gone: no pocket is invented)."""
-        f, c = self.leave_point(m)
-        if np.hypot(c[0] - m.stop_at[0], c[1] - m.stop_at[1]) > 3 * self.R + 2 * float(
-            np.linalg.norm(m.v_end)
-        ):
-            return None
-        pocket = self.pocket_at(c)
-        if pocket:
-            entry = self._pocket_entry(m, pocket)
-            return self._ev(min(f, entry), EventType.POCKET, ball=m.ball, pocket=pocket)
-        sudden = m.stop_f - m.start_f <= 3.0  # hit at rest and gone at once: it flew
-        if not sudden and float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
-            return None  # too slow to jump a cushion: hidden at the rail, not gone
-        return self._ev(f, EventType.OFF_TABLE, ball=m.ball)
-
-    def _pocket_entry(self, m: Movement, name: str) -> float:
-        """Fractional frame at which the ball's centre crossed the mouth line of pocket
-        ``name`` (the line between the cushion noses' ends; for a middle pocket the nose
-        line), from its samples: a ball the camera still sees falling inside the pocket
-        has dropped already. ``inf`` when no sample lies past the line."""
-        p = self.table.pocket(name)
-        xy = self.s.xy[self.s.index(m.ball), m.first : m.last + 1]
-        dx, dy = np.abs(xy[:, 0] - p.x), np.abs(xy[:, 1] - p.y)
-        if p.corner:
-            depth = (self.table.corner_mouth_mm / 2**0.5 - dx - dy) / 2**0.5
-        else:
-            depth = np.where(dx < self.table.middle_mouth_mm / 2 + self.R, -dy, -np.inf)
-        past = np.nonzero(np.nan_to_num(depth, nan=-np.inf) >= 0)[0]
-        if len(past) == 0:
-            return float("inf")
-        k = int(past[0])
-        if k == 0 or not np.isfinite(depth[k - 1]):
-            return float(m.first + k)
-        a, b = float(depth[k - 1]), float(depth[k])
-        return m.first + k - 1 + (-a) / (b - a) if b > a else float(m.first + k)
 
     def skittle_events(self, lo: float, hi: float) -> list[Event]:
         """skittle_down events within frames [lo, hi): a skittle turns ``fallen`` (or,
@@ -363,6 +248,9 @@ class EventFinder:
                 add_contact(k.f, striker, struck, np.asarray(k.at))
             if m.gone and (ev := self.gone_event(m)) is not None:
                 events.append(ev)
+                if ev.pocket is not None:
+                    for f, name in self.jaw_hits(m, ev.pocket, [f for f, _ in hits]):
+                        events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             events += self._crossings(b, m)
         self._touches(moves, contacts, add_contact)
         if self.skittles:
