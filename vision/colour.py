@@ -60,3 +60,28 @@ def game_class(basic: str, kind: str) -> str:
             return "red"
         return "white"
     return basic
+
+
+DARK_WEIGHT = 0.35  # a pure darkening (shadow) counts this much
+BRIGHT_WEIGHT = 0.6  # a pure brightening (glare, projected light) counts this much
+SHADOW_DEPTH = 0.5  # shadows darken the cloth by at most this share of its brightness
+
+
+def plate_distance(img: np.ndarray, plate: np.ndarray, pn: np.ndarray) -> np.ndarray:
+    """Colour distance (float32) of ``img`` from the cloth ``plate`` (both float32 BGR).
+
+    The change of colour counts in full; a change of brightness along the cloth's colour
+    direction ``pn`` (unit 3-vector) counts by :data:`BRIGHT_WEIGHT` when brighter (glare,
+    projected light) and by :data:`DARK_WEIGHT` when darker down to
+    :data:`SHADOW_DEPTH` of the cloth's brightness (shadows), in full beyond (dark balls).
+    """
+    diff = cv2.subtract(img, plate)
+    row = pn.reshape(1, 3).astype(np.float32)
+    b = cv2.transform(diff, row)
+    level = cv2.transform(plate, row)
+    sq = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
+    bp, dark = cv2.max(b, 0.0), cv2.max(-b, 0.0)
+    knee = SHADOW_DEPTH * level
+    eff = DARK_WEIGHT * cv2.min(dark, knee) + cv2.max(dark - knee, 0.0)
+    d2 = sq - (1 - BRIGHT_WEIGHT**2) * bp * bp - dark * dark + eff * eff
+    return cv2.sqrt(cv2.max(d2, 0.0))

@@ -22,10 +22,11 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Frame
-from vision.colour import basic_colour, game_class, is_ball_colour
+from vision.colour import basic_colour, game_class, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
+from vision.refine import refine_centres
 from vision.skittles import find_skittles
-from vision.split import BlobFit, components, fit_blob
+from vision.split import BlobFit, components, fit_blob, isolated
 
 
 @dataclass(frozen=True)
@@ -84,31 +85,6 @@ class Detections:
         )
 
 
-DARK_WEIGHT = 0.35  # a pure darkening (shadow) counts this much
-BRIGHT_WEIGHT = 0.6  # a pure brightening (glare, projected light) counts this much
-SHADOW_DEPTH = 0.5  # shadows darken the cloth by at most this share of its brightness
-
-
-def _plate_distance(img: np.ndarray, plate: np.ndarray, pn: np.ndarray) -> np.ndarray:
-    """Colour distance (float32) of ``img`` from the cloth ``plate`` (both float32 BGR).
-
-    The change of colour counts in full; a change of brightness along the cloth's colour
-    direction ``pn`` (unit 3-vector) counts by :data:`BRIGHT_WEIGHT` when brighter (glare,
-    projected light) and by :data:`DARK_WEIGHT` when darker down to
-    :data:`SHADOW_DEPTH` of the cloth's brightness (shadows), in full beyond (dark balls).
-    """
-    diff = cv2.subtract(img, plate)
-    row = pn.reshape(1, 3).astype(np.float32)
-    b = cv2.transform(diff, row)
-    level = cv2.transform(plate, row)
-    sq = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
-    bp, dark = cv2.max(b, 0.0), cv2.max(-b, 0.0)
-    knee = SHADOW_DEPTH * level
-    eff = DARK_WEIGHT * cv2.min(dark, knee) + cv2.max(dark - knee, 0.0)
-    d2 = sq - (1 - BRIGHT_WEIGHT**2) * bp * bp - dark * dark + eff * eff
-    return cv2.sqrt(cv2.max(d2, 0.0))
-
-
 def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.stack([np.ones_like(u), u, v, u * u, u * v, v * v, u * u * v, u * v * v], axis=-1)
 
@@ -118,6 +94,8 @@ STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stand
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
+TILE = 16  # work px: the foreground is computed again only in tiles whose pixels changed
+TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 SETTLE_FRAMES = 6  # full detections after the last change before a still frame is reused
@@ -166,11 +144,18 @@ class Detector:
         self._bbox_full = (x * k, y * k, w * k, h * k) if exact and self._fast_resize else None
         self._region3 = np.repeat(self.region[y : y + h, x : x + w], 3, axis=1)
         self._small: tuple[np.ndarray, np.ndarray] | None = None  # (video frame, work bbox)
+        self.reused = 0  # frames answered with the last detections (nothing moved)
+        self._margin = self._local_kernel.shape[0] // 2 + 2 * (self._kernel.shape[0] // 2) + 1
+        self._reset()
+
+    def _reset(self) -> None:
+        """Forget the held foreground and the last detections (a new cloth model)."""
+        self._held: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # basis, d, fg
+        self._heat = np.zeros((-(-self._bbox[3] // TILE), -(-self._bbox[2] // TILE)), int)
         self._ref: np.ndarray | None = None  # work bbox image of the first frame after a change
         self._seen: tuple | None = None  # (video frame, reference, changed): the last test
         self._last: Detections | None = None
         self._calm = 0  # full detections in a row that saw no change
-        self.reused = 0  # frames answered with the last detections (nothing moved)
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -230,30 +215,76 @@ class Detector:
             plate[outside] = images[0][outside]
         self.plate_full = plate
         self.plate = self._work(plate)
+        x, y, w, h = self._bbox
+        self._plate_box = self.plate[y : y + h, x : x + w]
+        self._region_box = self.region[y : y + h, x : x + w] > 0
+        self._reset()
         pn = np.median(self.plate[inner], axis=0)
         self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
-        d = _plate_distance(work[0], self.plate, self.pn)[inner]
+        d = plate_distance(work[0], self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
 
     # ------------------------------------------------------------ detection
     def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(work-scale colour distance, cleaned work-scale foreground mask), both cropped
-        to the table's bounding box ``self._bbox`` (x, y, w, h in work px)."""
+        to the table's bounding box ``self._bbox`` (x, y, w, h in work px).
+
+        Only tiles (:data:`TILE` work px) whose pixels changed by more than compression
+        noise (against the tile's pixels when it last changed) within the last
+        :data:`TILE_SETTLE` frames are computed again (with the margin the filters
+        reach); elsewhere the last values stand. The arrays returned are
+        the detector's own and change with the next frame."""
         if self.plate is None:
             self.fit_background([img])
-        x, y, w, h = self._bbox
-        small = self._crop(img).astype(np.float32)
-        d = _plate_distance(small, self.plate[y : y + h, x : x + w], self.pn)
+        small = self._crop(img)
+        h, w = small.shape[:2]
+        if self._held is None:
+            self._held = (small.copy(), np.zeros((h, w), np.float32), np.zeros((h, w), np.uint8))
+            self._update_tiles(small, (0, 0, w, h))
+            return self._held[1], self._held[2]
+        _, hot = cv2.threshold(
+            cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
+        )
+        rows, cols = np.arange(0, h, TILE), np.arange(0, 3 * w, 3 * TILE)
+        tiles = np.maximum.reduceat(np.maximum.reduceat(hot, rows, axis=0), cols, axis=1)
+        self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
+        if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
+            th, tw = tiles.shape
+            grid = cv2.resize(tiles, (tw * TILE, th * TILE), interpolation=cv2.INTER_NEAREST)
+            cv2.copyTo(small, grid[:h, :w], self._held[0])
+        dirty = (self._heat > 0).astype(np.uint8)
+        if dirty.any():
+            _, _, stats, _ = cv2.connectedComponentsWithStats(dirty, connectivity=8)
+            for tx, ty, tw, th, _ in stats[1:]:
+                self._update_tiles(
+                    small, (tx * TILE, ty * TILE, (tx + tw) * TILE, (ty + th) * TILE)
+                )
+        return self._held[1], self._held[2]
+
+    def _update_tiles(self, small: np.ndarray, rect: tuple[int, int, int, int]) -> None:
+        """Recompute the foreground inside ``rect`` (x0, y0, x1, y1 work px of the bbox)
+        grown by the filters' reach ``m``, from the colour distance over twice that."""
+        _, d, fg = self._held
+        h, w = d.shape
+        x0, y0, x1, y1 = rect
+        m = self._margin
+        X0, Y0, X1, Y1 = (
+            max(0, x0 - 2 * m),
+            max(0, y0 - 2 * m),
+            min(w, x1 + 2 * m),
+            min(h, y1 + 2 * m),
+        )
+        sub = small[Y0:Y1, X0:X1]
+        dd = plate_distance(sub.astype(np.float32), self._plate_box[Y0:Y1, X0:X1], self.pn)
+        d[Y0:Y1, X0:X1] = dd
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
-        local = cv2.dilate(d, self._local_kernel)
-        fg = (
-            (d > self.thr) & (d >= LOCAL_FRACTION * local) & (self.region[y : y + h, x : x + w] > 0)
-        )
-        fg = fg.astype(np.uint8)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
-        return d, fg
+        local = cv2.dilate(dd, self._local_kernel)
+        f = (dd > self.thr) & (dd >= LOCAL_FRACTION * local) & self._region_box[Y0:Y1, X0:X1]
+        f = cv2.morphologyEx(f.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
+        a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
+        fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
 
     def _crop(self, img: np.ndarray) -> np.ndarray:
         """The work image of the table's bounding box (uint8 BGR, work px); only that part
@@ -324,7 +355,7 @@ class Detector:
             fit = self._cache.get(key)
             if fit is None:
                 crop = (labels[by : by + h, bx : bx + w] == i).astype(np.uint8)
-                fit = fit_blob(crop, r, _isolated(fg, labels, i, bx, by, w, h, r))
+                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r))
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s
@@ -365,7 +396,7 @@ class Detector:
 
         def distance(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
             roi = img[y0:y1, x0:x1].astype(np.float32)
-            return _plate_distance(roi, self.plate_full[y0:y1, x0:x1], self.pn)
+            return plate_distance(roi, self.plate_full[y0:y1, x0:x1], self.pn)
 
         uv, xy = find_skittles(img, distance, self.calib, self.table, self.thr, det.uv, det.radius)
         n = len(uv)
@@ -463,101 +494,3 @@ class Detector:
             b[keep],
             act,
         )
-
-
-def _isolated(
-    fg: np.ndarray, labels: np.ndarray, i: int, x: int, y: int, w: int, h: int, r: float
-) -> bool:
-    """True when little other foreground lies within ``r`` work px around blob ``i``."""
-    pad = int(np.ceil(r)) + 1
-    H, W = fg.shape
-    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(W, x + w + pad), min(H, y + h + pad)
-    lab = labels[y0:y1, x0:x1]
-    own = (lab == i).astype(np.uint8)
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad - 1, 2 * pad - 1))
-    ring = (cv2.dilate(own, k) > 0) & (own == 0)
-    return not ring.any() or float(((lab > 0) & ring).mean() / ring.mean()) < 0.1
-
-
-def refine_centres(
-    img: np.ndarray,
-    plate: np.ndarray,
-    uv: np.ndarray,
-    radii: np.ndarray,
-    thr: float,
-    pn: np.ndarray,
-    iters: int = 3,
-    passes: int = 2,
-    todo: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
-    pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours.
-    A second pass re-runs the balls that have neighbours, with the neighbours refined.
-
-    Returns (uv (N,2) video px, coverage of the disk (N,), share of foreground in the
-    ring 1.25 r..1.6 r outside the ball's neighbours (N,; high for arms and bodies),
-    median core BGR (N,3))."""
-    out = uv.astype(float).copy()
-    n = len(uv)
-    score, ring, bgr = np.zeros(n), np.zeros(n), np.zeros((n, 3))
-    for p in range(passes):
-        crowded = False
-        for i in range(n):
-            nb = np.delete(out, i, axis=0)
-            nb = nb[np.linalg.norm(nb - out[i], axis=1) < 3.0 * radii[i]]
-            crowded |= len(nb) > 0
-            if (p > 0 and len(nb) == 0) or (todo is not None and not todo[i]):
-                continue
-            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters)
-            if res is not None:
-                out[i], score[i], ring[i], bgr[i] = res
-        if not crowded:
-            break
-    return out, np.clip(score, 0, 1), ring, bgr
-
-
-def _refine_one(
-    img: np.ndarray,
-    plate: np.ndarray,
-    pn: np.ndarray,
-    c: np.ndarray,
-    r: float,
-    nb: np.ndarray,
-    thr: float,
-    iters: int,
-) -> tuple[np.ndarray, float, float, np.ndarray] | None:
-    """Refine one centre ``c`` (video px) of radius ``r`` px among neighbours ``nb``."""
-    H, W = img.shape[:2]
-    half = int(np.ceil(1.7 * r)) + 1
-    x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
-    x1, y1 = min(W, int(c[0]) + half + 1), min(H, int(c[1]) + half + 1)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return None
-    roi = img[y0:y1, x0:x1].astype(np.float32)
-    ax = np.arange(x0, x1, dtype=np.float32)[None, :]  # pixel columns, broadcast over rows
-    ay = np.arange(y0, y1, dtype=np.float32)[:, None]
-    wgt = np.clip((_plate_distance(roi, plate[y0:y1, x0:x1], pn) - 0.5 * thr) / thr, 0.0, 1.0)
-
-    def cell(centre: np.ndarray) -> np.ndarray:
-        ok = np.ones(wgt.shape, bool)
-        for q in nb:
-            m = 0.5 * (centre + q)
-            ok &= (ax - m[0]) * (q[0] - centre[0]) + (ay - m[1]) * (q[1] - centre[1]) < 0
-        return ok
-
-    def dist2(centre: np.ndarray) -> np.ndarray:
-        return (ay - centre[1]) ** 2 + (ax - centre[0]) ** 2
-
-    for _ in range(iters):
-        w = np.where((dist2(c) <= (1.3 * r) ** 2) & cell(c), wgt, 0.0)
-        sw = float(w.sum())
-        if sw < 1e-6:
-            break
-        c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
-    d2 = dist2(c)
-    score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
-    ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2) & cell(c)
-    ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
-    core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
-    bgr = np.median(roi[core], axis=0) if core.any() else np.zeros(3)
-    return c, score, ring, bgr

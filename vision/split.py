@@ -174,3 +174,17 @@ def _is_smear(mask: np.ndarray, r: float, n_est: float, major: float, minor: flo
     c = max(cnts, key=cv2.contourArea)
     hull = cv2.contourArea(cv2.convexHull(c))
     return hull > 0 and cv2.contourArea(c) / hull >= SMEAR_SOLIDITY
+
+
+def isolated(
+    fg: np.ndarray, labels: np.ndarray, i: int, x: int, y: int, w: int, h: int, r: float
+) -> bool:
+    """True when little other foreground lies within ``r`` work px around blob ``i``."""
+    pad = int(np.ceil(r)) + 1
+    H, W = fg.shape
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(W, x + w + pad), min(H, y + h + pad)
+    lab = labels[y0:y1, x0:x1]
+    own = (lab == i).astype(np.uint8)
+    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad - 1, 2 * pad - 1))
+    ring = (cv2.dilate(own, k) > 0) & (own == 0)
+    return not ring.any() or float(((lab > 0) & ring).mean() / ring.mean()) < 0.1

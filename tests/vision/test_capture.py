@@ -9,7 +9,7 @@ import pytest
 from vision_scene import write_video
 
 from contract.errors import ContractError
-from vision.capture import LiveReader, VideoSource, read_frames
+from vision.capture import LiveReader, LoopedSource, VideoSource, read_frames
 
 
 def _frames(n: int, w: int = 64, h: int = 48) -> list[np.ndarray]:
@@ -77,3 +77,24 @@ def test_live_reader_drops_frames_when_pipeline_is_slow(tmp_path):
             time.sleep(0.01)
     assert got == sorted(got) and len(set(got)) == len(got)
     assert live.dropped + live.delivered == 40
+
+
+@pytest.mark.parametrize("total", [5, 12, 30])
+def test_looped_source_plays_the_file_again_until_enough_frames(tmp_path, total):
+    frames = _frames(12)
+    path = write_video(tmp_path / "v.mp4", frames, fps=25.0)
+    got = list(LoopedSource(path, total))
+    assert [f.index for f in got] == list(range(total))
+    assert np.allclose([f.t for f in got], np.arange(total) / 25.0)
+    first = list(read_frames(path))
+    for f in got:  # frame k shows the file's frame k mod 12
+        assert np.array_equal(f.image, first[f.index % 12].image)
+
+
+def test_looped_source_refuses_a_still(tmp_path):
+    import cv2
+
+    p = tmp_path / "s.png"
+    cv2.imwrite(str(p), _frames(1)[0])
+    with pytest.raises(ContractError, match="looped"):
+        LoopedSource(p, 10)

@@ -11,7 +11,8 @@ from vision_scene import draw_scene, rack, topdown_calib
 
 from contract.tables import load_table
 from vision.capture import Frame
-from vision.detect import Detector
+from vision.detect import SETTLE_FRAMES, Detector
+from vision.split import components
 
 SIZE = (1280, 720)
 
@@ -118,3 +119,57 @@ def test_five_skittles_found_at_their_marks_beside_a_ball():
     assert len(sk) == 5 and list(d.cls).count("red") == 1
     err, *_ = _match(sk, list(spots.values()))
     assert err.max() < 5.0
+
+
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.2, 0.5, 0.9])
+def test_component_statistics_match_opencv(density):
+    rng = np.random.default_rng(int(density * 100))
+    mask = (rng.random((70, 110)) < density).astype(np.uint8)
+    want = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, cents = components(mask)
+    assert n == want[0] and np.array_equal(labels, want[1])
+    assert np.array_equal(stats[1:], want[2][1:]) and np.allclose(cents[1:], want[3][1:])
+
+
+def _scene_detector(size=SIZE):
+    table = load_table("pyramid-12ft")
+    calib = topdown_calib(table, size)
+    det = Detector(calib, table, size)
+    det.fit_background([draw_scene(calib, table, size, [], seed=1)])
+    return det, calib, table
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_still_frames_reuse_detections_and_a_move_is_seen_at_once(size):
+    det, calib, table = _scene_detector(size)
+    balls = [(900.0, 600.0, "white"), (2500.0, 1100.0, "yellow")]
+    frames = [draw_scene(calib, table, size, balls, seed=k) for k in range(SETTLE_FRAMES + 4)]
+    out = [det.detect(Frame(k, k / 30, img)) for k, img in enumerate(frames)]
+    # the first frame and SETTLE_FRAMES calm ones are detected in full, the rest reused
+    assert det.reused == len(frames) - 1 - SETTLE_FRAMES
+    assert [d.frame for d in out] == list(range(len(frames)))
+    assert all(np.array_equal(d.xy, out[0].xy) for d in out[-3:])
+    moved = [(900.0 + 20.0, 600.0, "white"), balls[1]]  # 20 mm: a few pixels
+    k = len(frames)
+    d = det.detect(Frame(k, k / 30, draw_scene(calib, table, size, moved, seed=k)))
+    err, i, j = _match(d.xy, [(x, y) for x, y, _ in moved])
+    assert len(d) == 2 and err.max() < 1.5 and det.reused == len(frames) - 1 - SETTLE_FRAMES
+
+
+def test_held_foreground_equals_a_fresh_one_where_balls_moved():
+    """The foreground computed again only in changed tiles equals the one of a detector
+    that sees the frame first, around the ball that moved."""
+    det, calib, table = _scene_detector()
+    a = [(900.0, 600.0, "white"), (2500.0, 1100.0, "yellow")]
+    b = [(1000.0, 650.0, "white"), (2500.0, 1100.0, "yellow")]
+    det.foreground(draw_scene(calib, table, SIZE, a, seed=3))
+    img = draw_scene(calib, table, SIZE, b, seed=4)
+    _, fg = det.foreground(img)
+    fresh, _, _ = _scene_detector()
+    _, want = fresh.foreground(img)
+    c = calib.table_to_pixel(np.array([[1000.0, 650.0], [900.0, 600.0]])) * det.scale
+    x, y = det._bbox[:2]
+    for u, v in np.round(c - [x, y]).astype(int):
+        win = (slice(v - 12, v + 13), slice(u - 12, u + 13))
+        assert np.array_equal(fg[win], want[win])
+    assert fg.sum() == pytest.approx(want.sum(), rel=0.02)
