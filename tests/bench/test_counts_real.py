@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.bench_counts_real import _states, on_table
+from bench.bench_counts_real import _states, on_table, span_end
 from contract.tables import load_table
 from contract.tracks import Tracks
 
@@ -55,3 +55,8 @@ def test_states_lists_rest_counts_and_the_last_frame():
         "last_frame": {"frame": 244, "balls": 7, "moving": True},
     }
     assert _states(label) == [(0, 10, False), (222, 7, False), (244, 7, True)]
+
+
+def test_span_end_is_the_frame_before_the_next_strike():
+    label = {"frames": 245, "shots": [{"strike": 58}, {"strike": 230}]}
+    assert span_end(label, 0) == 57 and span_end(label, 222) == 229 and span_end(label, 231) == 244
