@@ -6,8 +6,9 @@ Each clip of ``../shared/footage`` with labels in ``bench/real_labels.json`` is
 calibrated automatically and tracked (``vision.replay.track_video``) with an annotated
 video written to ``OUT/annotated/`` (ids, trails and the fitted table drawn in; the
 footage's licence keeps these out of the repository). At every labelled rest state
-(``rest_counts``) and at the clip's last frame (``last_frame``, often still moving) the
-balls tablemon holds on the table are counted: tracks with a row at that frame whose
+(``rest_counts``; also at the state's last frame, just before the next strike, where
+the shot starts from) and at the clip's last frame (``last_frame``, often still moving)
+the balls tablemon holds on the table are counted: tracks with a row at that frame whose
 centre lies on the playing surface (a ball hidden by a hand, predicted, counts; a ball
 in a pocket's hole does not). Skips cleanly without the footage.
 """
@@ -54,6 +55,13 @@ def _states(label: dict) -> list[tuple[int, int, bool]]:
     return sorted(set(out))
 
 
+def span_end(label: dict, frame: int) -> int:
+    """The last frame of the rest state that begins at ``frame``: the frame before the
+    next labelled strike, else the clip's last frame (the position a shot starts from)."""
+    strikes = [int(s["strike"]) for s in label.get("shots", []) if int(s["strike"]) > frame]
+    return min(strikes) - 1 if strikes else int(label["frames"]) - 1
+
+
 def _clip(name: str, label: dict, out_dir: Path) -> dict:
     table = load_table(TABLES.get(name.split("/")[0], label["table"]))
     video = FOOTAGE / name
@@ -67,6 +75,8 @@ def _clip(name: str, label: dict, out_dir: Path) -> dict:
     states = []
     for frame, truth, moving in _states(label):
         found = on_table(res.tracks, frame, table)
+        end = frame if moving else span_end(label, frame)
+        at_end = on_table(res.tracks, end, table)
         states.append(
             {
                 "frame": frame,
@@ -74,6 +84,9 @@ def _clip(name: str, label: dict, out_dir: Path) -> dict:
                 "tablemon": found,
                 "moving": moving,
                 "ok": found == truth,
+                "span_end": end,
+                "tablemon_at_end": at_end,
+                "ok_at_end": at_end == truth,
             }
         )
     return {"annotated": str(ann), "states": states}
@@ -87,7 +100,7 @@ def run(out_dir: Path, quick: bool) -> dict:
     names = [n for n in labels if (FOOTAGE / n).is_file()]
     names = names[::4] if quick else names
     out: dict[str, dict] = {}
-    print(f"{'clip':36} {'frame':>6} {'person':>7} {'tablemon':>9}  state")
+    print(f"{'clip':36} {'frame':>6} {'person':>7} {'tablemon':>9} {'end':>5} {'there':>6}  state")
     for name in names:
         r = _clip(name, labels[name], out_dir)
         out[name] = r
@@ -97,18 +110,24 @@ def run(out_dir: Path, quick: bool) -> dict:
         for s in r["states"]:
             mark = "ok" if s["ok"] else "WRONG"
             kind = "last frame, moving" if s["moving"] else "rest"
-            print(f"{name:36} {s['frame']:>6} {s['person']:>7} {s['tablemon']:>9}  {kind} {mark}")
+            print(
+                f"{name:36} {s['frame']:>6} {s['person']:>7} {s['tablemon']:>9} "
+                f"{s['span_end']:>5} {s['tablemon_at_end']:>6}  {kind} {mark}"
+            )
     rest = [s for r in out.values() for s in r.get("states", []) if not s["moving"]]
     moving = [s for r in out.values() for s in r.get("states", []) if s["moving"]]
     summary = {
         "rest_states": len(rest),
         "rest_right": sum(s["ok"] for s in rest),
+        "rest_right_at_span_end": sum(s["ok_at_end"] for s in rest),
         "last_frames_moving": len(moving),
         "last_frames_moving_right": sum(s["ok"] for s in moving),
         "clips_failed": sorted(n for n, r in out.items() if "error" in r),
     }
     print(
-        f"rest states counted right: {summary['rest_right']}/{summary['rest_states']}; "
+        f"rest states counted right: {summary['rest_right']}/{summary['rest_states']} at the "
+        f"labelled frame, {summary['rest_right_at_span_end']}/{summary['rest_states']} at the "
+        f"state's last frame; "
         f"last frames (balls still moving) right: "
         f"{summary['last_frames_moving_right']}/{summary['last_frames_moving']}"
     )
