@@ -213,11 +213,13 @@ def movements(
 
 
 def rolls_away(m: Movement, xy: np.ndarray) -> bool:
-    """The ball's distance from where it stood grows over its first three moving frames
-    (``xy`` (F, 2) mm, the ball's positions): a ball set rolling does, a detection
-    hopping between two places or a label traded between two balls does not."""
+    """The ball's distance from where it stood (``xy`` (F, 2) mm, its positions) grows
+    over three frames from where it first got clear of the noise: a ball set rolling
+    does, a detection hopping between two places or a label traded between two balls
+    does not."""
     d = np.linalg.norm(xy[m.first : m.last + 2] - np.asarray(m.start_at), axis=1)
     d = d[~np.isnan(d)]
-    k = int(np.argmax(d > 1.0)) if (d > 1.0).any() else len(d)
-    run = d[k : k + 3]
-    return len(run) < 3 or bool(np.all(np.diff(run) > 0.0))
+    far = d > max(5.0, 0.25 * m.reach_mm)  # clear of the noise at rest
+    k = int(np.argmax(far)) if far.any() else len(d)
+    run = d[max(k - 1, 0) : k + 3]
+    return len(run) < 4 or bool(np.all(np.diff(run) > 0.0))
