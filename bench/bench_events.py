@@ -185,6 +185,7 @@ VIDEO_SET = (
     ("pyr-pots-1080", "pyramid-pots", 1, "1080", 2),
     ("pyr-pots-720", "pyramid-pots", 2, "720", 2),
     ("pyr-miss-720", "pyramid-miss", 0, "720", 2),
+    ("pyr-respot-720", "pyramid-respot", 7, "720", 0),  # hands re-spot balls: occlusion
     ("carom-break-1080", "carom-5pin-break", 1, "1080", 1),
     ("carom-play-720", "carom-5pin-play", 0, "720", 2),
     ("carom-play-1080", "carom-5pin-play", 2, "1080", 2),

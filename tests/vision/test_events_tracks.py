@@ -110,3 +110,26 @@ def test_spare_carom_track_beside_the_ball_is_no_ball():
     )
     assert [s.cue_ball for s in cut.shots] == ["white"]
     assert all("red1" not in e.ids for s in cut.shots for e in s.events)
+
+
+def test_a_bounce_off_the_jaw_before_the_drop_is_a_cushion():
+    """The ball reaches the front jaw of the front-left pocket (centre 1 mm short of the
+    nose line), is turned from (-26.7, -10.5) to (-1, -15) mm/frame and drops: the x
+    motion is not reversed, so no V against the nose, but the jaw pushed it along +x."""
+    p0 = np.array([300.0, 150.0])
+    v1, v2 = np.array([-26.7, -10.5]), np.array([-1.0, -15.0])
+    kink = p0 + 10 * v1  # (33, 45) at frame 29
+    path = np.vstack(
+        [
+            _still(p0, 20),
+            p0 + np.outer(np.arange(1, 11), v1),
+            kink + np.outer(np.arange(1, 4), v2),
+            np.full((40, 2), np.nan),
+        ]
+    )
+    cut = cut_tracks(_rows({"w1": path, "w2": _still((2000.0, 900.0), len(path))}), PYR, FPS)
+    ev = [e for s in cut.shots for e in s.events]
+    assert [(e.ball, e.cushion, e.frame) for e in ev if e.type == EventType.CUSHION] == [
+        ("w1", "front", 29)
+    ]
+    assert [(e.ball, e.pocket) for e in ev if e.type == EventType.POCKET] == [("w1", "front-left")]
