@@ -6,6 +6,7 @@ Request bodies are size-limited (``max_body_bytes``; uploads ``max_upload_bytes`
 
 from __future__ import annotations
 
+import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -96,7 +97,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        rt = open_runtime(app.state, _settings_of(app))
+        settings = _settings_of(app)
+        # a thread judging a shot hands the GIL back to the event loop (pollers) sooner
+        sys.setswitchinterval(settings.switch_interval_ms / 1000)
+        rt = open_runtime(app.state, settings)
         rt.db.fail_interrupted_replays()
         try:
             yield

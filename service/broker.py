@@ -74,13 +74,14 @@ class Broker:
         with self._lock:
             if after < self._floor:
                 return None
-            return [
-                (i, f)
-                for i, m, t, f in self._ring
-                if i > after
-                and (match_id is None or m == match_id)
-                and (table_id is None or t == table_id)
-            ]
+            out = []
+            for i, m, t, f in reversed(self._ring):  # newest first: cost ~ the new events
+                if i <= after:
+                    break
+                if (match_id is None or m == match_id) and (table_id is None or t == table_id):
+                    out.append((i, f))
+        out.reverse()
+        return out
 
     @property
     def floor(self) -> int:

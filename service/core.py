@@ -50,6 +50,9 @@ class MatchService:
         self._cache_lock = threading.Lock()
         self._match_locks: dict[int, threading.Lock] = {}
         self._memo: OrderedDict[tuple, tuple[int, object]] = OrderedDict()
+        # called with the match id after each committed change, in the writer's thread
+        # (the scoreboards pre-serialise their bytes there, so no poll waits for them)
+        self.on_change: list[Callable[[int], None]] = []
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -89,19 +92,38 @@ class MatchService:
 
     def memo(self, key: tuple, match_id: int, build: Callable[[Current], object]) -> object:
         """``build(current)`` computed once per rev of the match (scoreboards, state JSON)."""
+        return self.memo_rev(key, match_id, build)[1]
+
+    def memo_rev(
+        self, key: tuple, match_id: int, build: Callable[[Current], object]
+    ) -> tuple[int, object]:
+        """:meth:`memo` with the rev the value was built for."""
         c = self.current(match_id)
         full = (match_id, *key)
         with self._cache_lock:
             hit = self._memo.get(full)
         if hit is not None and hit[0] == c.rev:
-            return hit[1]
+            return hit
         value = build(c)
         with self._cache_lock:
-            self._memo[full] = (c.rev, value)
-            self._memo.move_to_end(full)
+            old = self._memo.get(full)
+            if old is None or old[0] <= c.rev:  # never replace a newer rev's value
+                self._memo[full] = (c.rev, value)
+                self._memo.move_to_end(full)
             while len(self._memo) > 4 * CACHED_MATCHES:
                 self._memo.popitem(last=False)
-        return value
+        return c.rev, value
+
+    def peek(self, key: tuple, match_id: int) -> tuple[int, object] | None:
+        """``(rev, value)`` memoised by :meth:`memo` for the match's latest cached rev, or
+        None (not cached, or built for an older rev). Never touches the database or blocks
+        on a writer: an event-loop fast path for pollers."""
+        with self._cache_lock:
+            c = self._cache.get(match_id)
+            hit = self._memo.get((match_id, *key))
+        if c is None or hit is None or hit[0] != c.rev:
+            return None
+        return hit
 
     def state_json(self, match_id: int) -> dict:
         c = self.current(match_id)
@@ -142,7 +164,7 @@ class MatchService:
             self.db.add_audit(m.id, None, who, "create_match", None, data)
             self.db.add_event("match", {"match": m.id, "settings": data}, m.id, m.table_id)
             self._state_event(m, j)
-        self.broker.publish()
+        self._changed(m.id)
         return self.match(m.id)
 
     def add_shot(self, match_id: int, shot: dict, who: str) -> tuple[int, Judged]:
@@ -176,7 +198,7 @@ class MatchService:
                 data = {"match": match_id, "shot": judged_shot}
                 self.db.add_event("shot", data, match_id, m.table_id)
                 self._state_event(m, j)
-        self.broker.publish()
+        self._changed(match_id)
         return idx, j
 
     def correct(
@@ -214,7 +236,7 @@ class MatchService:
                 data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
                 self.db.add_event("referee", data, match_id, m.table_id)
                 self._state_event(m, j)
-        self.broker.publish()
+        self._changed(match_id)
         return j
 
     def set_pending_call(self, match_id: int, call: dict, who: str) -> None:
@@ -227,7 +249,7 @@ class MatchService:
                 data = {"match": match_id, "action": "call", "call": call}
                 self.db.add_event("referee", data, match_id, m.table_id)
                 self._state_event(self.match(match_id), j)
-        self.broker.publish()
+        self._changed(match_id)
 
     def set_lag(self, match_id: int, winner: str, who: str) -> None:
         """The lag's winner breaks; only before the first shot."""
@@ -245,9 +267,18 @@ class MatchService:
                 data = {"match": match_id, "action": "lag", "winner": winner}
                 self.db.add_event("referee", data, match_id, m.table_id)
                 self._state_event(m2, j)
-        self.broker.publish()
+        self._changed(match_id)
 
     # -- helpers --------------------------------------------------------------------------
+    def _changed(self, match_id: int) -> None:
+        """After a commit: wake the SSE streams, then run the change hooks."""
+        self.broker.publish()
+        for hook in list(self.on_change):
+            try:
+                hook(match_id)
+            except Exception:  # noqa: BLE001, S112 (a hook is a cache warmer: a read builds it)
+                continue
+
     def _judge(self, m: MatchRow, shots: list[dict]) -> Judged:
         try:
             return judge(m.settings, shots)

@@ -1,6 +1,8 @@
 """Dependencies of the routes: settings, the runtime (database, services), auth.
 
 ``SettingsDep``: the cached settings (tests override :func:`get_settings`);
+the dependencies are ``async`` so a request costs no worker-thread hop before its route
+(a read that is answered from memory never leaves the event loop);
 ``RuntimeDep``: the database and services opened for those settings;
 ``WriterDep``: the referee's bearer token, required by every write (401 missing, 403 wrong,
 403 when ``TABLEMON_TOKEN`` is unset); ``ReaderDep``: the same for reads when
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from service.broker import Broker
@@ -22,7 +25,14 @@ from service.core import MatchService
 from service.db import Database
 from service.settings import Settings, get_settings
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+async def current_settings(request: Request) -> Settings:
+    """The settings: ``get_settings`` or its override in ``app.dependency_overrides``
+    (called here, in the event loop: it is a cached value, no I/O)."""
+    return request.app.dependency_overrides.get(get_settings, get_settings)()
+
+
+SettingsDep = Annotated[Settings, Depends(current_settings)]
 MAX_ID = 2**62  # ids and indexes past this are refused (422), never sent to SQLite
 MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
 TableId = Annotated[int, Path(ge=1, le=MAX_ID, description="table id")]
@@ -64,12 +74,19 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
             rt.extras["live"] = LiveManager(rt.service, settings)
             rt.extras["calibrate"] = Calibrator(db, settings, broker)
+            from service.routers.scoreboard import prebuild
+
+            rt.service.on_change.append(lambda match_id, rt=rt: prebuild(rt, match_id))
             runtimes[key] = rt
         return rt
 
 
-def get_runtime(request: Request, settings: SettingsDep) -> Runtime:
-    return open_runtime(request.app.state, settings)
+async def get_runtime(request: Request, settings: SettingsDep) -> Runtime:
+    """The runtime (opened by the app's lifespan; a cached lookup here)."""
+    rt = request.app.state.__dict__.get("runtimes", {}).get(settings.db_target)
+    if rt is not None:
+        return rt
+    return await run_in_threadpool(open_runtime, request.app.state, settings)
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
@@ -89,7 +106,7 @@ def _check(
         raise HTTPException(403, "wrong bearer token")
 
 
-def require_token(
+async def require_token(
     settings: SettingsDep,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     x_tablemon_user: Annotated[str | None, Header(max_length=100)] = None,
@@ -100,7 +117,7 @@ def require_token(
     return x_tablemon_user or "referee"
 
 
-def require_read(
+async def require_read(
     settings: SettingsDep,
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     token: Annotated[str | None, Query(max_length=200, description="for EventSource")] = None,

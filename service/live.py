@@ -18,6 +18,7 @@ import contextlib
 import importlib
 import json
 import multiprocessing as mp
+import os
 import queue
 import threading
 import time
@@ -104,10 +105,16 @@ def worker_main(
     processor: str | Callable = PROCESSOR,
     status_every_s: float = 0.5,
     retry_s: tuple[float, float] = (0.2, 5.0),
+    nice: int = 0,
 ) -> None:
     """The worker's loop (runs in its own process; callable in-process for tests).
 
-    A file source is played as if live: at its fps, ending at its end (``ended``)."""
+    A file source is played as if live: at its fps, ending at its end (``ended``).
+    ``nice`` > 0 lowers the process's CPU priority (the API's requests come first; frames
+    the vision cannot keep up with are dropped, never queued)."""
+    if nice > 0:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     process, why = _load_processor(spec, calibration, processor)
     side = truth_sidecar(source) if process is None else None
     if side is not None:
@@ -260,7 +267,8 @@ class LiveManager:
         lv.stop = self._ctx.Event()
         t = lv.table
         args = (t.id, t.source, t.spec, t.calibration, self._q, lv.stop, self.processor)
-        lv.proc = self._ctx.Process(target=worker_main, args=args, daemon=True)
+        kw = {"nice": int(getattr(self.settings, "live_nice", 0))}
+        lv.proc = self._ctx.Process(target=worker_main, args=args, kwargs=kw, daemon=True)
         lv.proc.start()
 
     def _stop(self, lv: _Live) -> None:

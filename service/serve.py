@@ -24,6 +24,7 @@ def server_command(port: int, *extra: str) -> list[str]:
         str(port),
         "--log-level",
         "warning",
+        "--no-access-log",
         *extra,
     ]
 
@@ -90,6 +91,11 @@ def run_cli(args: argparse.Namespace) -> int:
     print(f"API docs: {base}/docs", flush=True)
     # open SSE streams never end by themselves: give them 3 s on shutdown, then close
     uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=3,
     )
     return 0

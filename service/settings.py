@@ -38,6 +38,16 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=1_000_000, gt=0, description="JSON request body limit")
     max_upload_bytes: int = Field(default=4_000_000_000, gt=0, description="video upload limit")
     auto_calibrate: bool = Field(default=True, description="calibrate tables registered without")
+    live_nice: int = Field(
+        default=10, ge=0, le=19, description="CPU niceness of the live workers (API first)"
+    )
+    switch_interval_ms: float = Field(
+        default=1.0,
+        gt=0,
+        le=100,
+        description="the API process's GIL switch interval: how long a busy thread (judging a "
+        "shot) may keep the event loop waiting",
+    )
     sse_ping_s: float = Field(default=15.0, gt=0, description="SSE keep-alive comment period")
 
     @field_validator("cors_origins", mode="before")

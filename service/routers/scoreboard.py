@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Header, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response
 
 from contract.tables import load_table
@@ -61,18 +62,46 @@ def _build(rt: RuntimeDep, c, lang: str) -> ScoreboardOut:
     )
 
 
-@router.get("/scoreboard/matches/{match_id}.json", responses=ERR, response_model=ScoreboardOut)
-def match_scoreboard(
-    match_id: MatchId, rt: RuntimeDep, _: ReaderDep, lang: Lang = "en"
+@router.get(
+    "/scoreboard/matches/{match_id}.json",
+    responses={**ERR, 304: {"description": "unchanged since the ETag sent in If-None-Match"}},
+    response_model=ScoreboardOut,
+)
+async def match_scoreboard(
+    match_id: MatchId,
+    rt: RuntimeDep,
+    _: ReaderDep,
+    lang: Lang = "en",
+    if_none_match: Annotated[str | None, Header(max_length=200)] = None,
 ) -> Response:
     """The overlay object of a match; ``rev`` grows on every change. Serialised once per
-    rev and language (pollers get the same bytes until something changes)."""
+    rev and language; a poll of an unchanged match is answered from memory in the event loop
+    (no database, no thread), with an ``ETag`` (``If-None-Match`` -> 304)."""
+    key = ("scoreboard-bytes", lang)
+    hit = rt.service.peek(key, match_id)
+    if hit is None:  # a new rev (or not cached): built once, in a worker thread
+        hit = await run_in_threadpool(
+            rt.service.memo_rev, key, match_id, lambda c: _bytes(rt, c, lang)
+        )
+    rev, body = hit
+    etag = f'W/"{match_id}-{rev}-{lang}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers=headers)
+    return Response(content=body, media_type="application/json", headers=headers)
 
-    def build(c: object) -> bytes:
-        return scoreboard(rt, match_id, lang).model_dump_json().encode()
 
-    body = rt.service.memo(("scoreboard-bytes", lang), match_id, build)
-    return Response(content=body, media_type="application/json")
+def _bytes(rt: RuntimeDep, c, lang: str) -> bytes:
+    return scoreboard(rt, c.match.id, lang).model_dump_json().encode()
+
+
+def prebuild(rt: RuntimeDep, match_id: int) -> None:
+    """Serialise a changed match's overlay objects (both languages) right after the change,
+    in the writer's thread, so pollers of the new rev find them ready."""
+    for lang in ("en", "ru"):
+        rt.service.memo_rev(
+            ("scoreboard-bytes", lang), match_id, lambda c, la=lang: _bytes(rt, c, la)
+        )
 
 
 @router.get("/scoreboard/tables/{table_id}.json", responses=ERR)

@@ -128,6 +128,8 @@ def test_worker_process_restarts_after_kill(client, settings) -> None:
     st = wait(lambda s: s.get("frames", 0) > 5 and s.get("connected"))
     assert st["fps"] > 0
     pid = live.pid(t["id"])
+    mine = os.getpriority(os.PRIO_PROCESS, 0)  # the worker runs niced below the API
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(mine + settings.live_nice, 19)
     os.kill(pid, signal.SIGKILL)
     st = wait(lambda s: s["restarts"] == 1 and s["running"])
     assert live.pid(t["id"]) != pid and "exit -9" in st["last_error"]

@@ -100,3 +100,29 @@ def test_page(client: TestClient, lang: str, word: str) -> None:
     assert f'data-match="{mid}"' in html and f'<html lang="{lang}">' in html and word in html
     assert "{{" not in html  # every placeholder filled
     assert '"L": 3550,' in html  # the pyramid-12ft table drawn in mm
+
+
+def test_poll_etag_and_no_database(client: TestClient, settings, monkeypatch) -> None:
+    """An unchanged match is answered from memory (the database is not touched), with an
+    ETag; If-None-Match gives 304 until the next change, then the new object."""
+    mid = new_match(client)["id"]
+    url = f"/scoreboard/matches/{mid}.json"
+    r0 = client.get(url)
+    tag = r0.headers["etag"]
+    assert r0.status_code == 200 and tag == f'W/"{mid}-{r0.json()["rev"]}-en"'
+    rt = client.app.state.runtimes[settings.db_target]
+
+    def no_db(*a, **k):
+        raise AssertionError("a poll of an unchanged match read the database")
+
+    with monkeypatch.context() as m:
+        for name in ("match", "shots", "last_event_id", "table", "matches", "events"):
+            m.setattr(rt.db, name, no_db)
+        assert client.get(url).content == r0.content
+        r304 = client.get(url, headers={"If-None-Match": f'"x", {tag}'})
+        assert r304.status_code == 304 and r304.content == b"" and r304.headers["etag"] == tag
+        ru = client.get(url, params={"lang": "ru"})  # another language: its own tag
+        assert ru.status_code == 200 and ru.headers["etag"] == tag.replace("-en", "-ru")
+    client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
+    r1 = client.get(url, headers={"If-None-Match": tag})
+    assert r1.status_code == 200 and r1.headers["etag"] != tag and r1.json()["shots"] == 1
