@@ -324,17 +324,44 @@ class EventFinder(EdgeEvents):
                 done.add(key)
                 ia, ib = self.s.index(a), self.s.index(b)
                 xa, xb = self.s.xy[ia, lo:hi], self.s.xy[ib, lo:hi]
-                for t, _ in closest_approaches(xa, xb, self.R, 0.5 + 3.0 * sig, 0.5 + 4 * sig):
+                tight = 0.5 + 3.0 * sig
+                for t, d in closest_approaches(xa, xb, self.R, tight + 4.0, 0.5 + 4 * sig):
                     f = lo + t
                     if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
                         continue  # neither ball was moving: noise on two balls at rest
                     if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
                         continue
+                    if d > 2 * self.R + tight and not self._pushed_apart(ia, ib, f):
+                        continue  # near, but neither path shows the push of a contact
                     sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
                     striker, struck = (a, b) if sa >= sb else (b, a)
                     pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
                     at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
                     add_contact(f, striker, struck, at)
+
+    def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
+        """Both balls' velocities (mm/frame, straight fits over two frames each side of
+        ``f``, the contact frame left out) changed along the line of their centres, each
+        away from the other, by more than the noise and by amounts that agree (equal
+        masses exchange one impulse): the evidence of a contact at ``f``."""
+        k = int(np.floor(f))
+        lo_fr, hi_fr = np.arange(k - 2, k + 1), np.arange(k + 2, k + 4)
+        if lo_fr[0] < 0 or hi_fr[-1] >= self.s.n_frames:
+            return False
+        dv, pos = [], []
+        for i in (ia, ib):
+            xy = self.s.xy[i]
+            if np.isnan(xy[np.r_[lo_fr, hi_fr], 0]).any():
+                return False
+            a0, v0 = line_fit(lo_fr.astype(float), xy[lo_fr])
+            _, v1 = line_fit(hi_fr.astype(float), xy[hi_fr])
+            dv.append(v1 - v0)
+            pos.append(a0 + v0 * f)
+        n = pos[1] - pos[0]
+        n = n / max(float(np.linalg.norm(n)), 1e-9)
+        ja, jb = -float(dv[0] @ n), float(dv[1] @ n)
+        thr = max(1.0, 6.0 * self.settings.sigma_mm)
+        return ja > thr and jb > thr and 0.33 < ja / jb < 3.0
 
     def _causal(self, events: list[Event], cue: str) -> list[Event]:
         """No contact between other balls before the cue ball's first contact: every
