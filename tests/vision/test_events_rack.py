@@ -132,3 +132,22 @@ def test_despike_keeps_a_start():
     a = _moving((700.0, 300.0), (10.0, 0.0), 5.0, n)
     s = despike(_series({"a": a}), 3.0)
     assert np.allclose(s.xy[0], a)
+
+
+@pytest.mark.parametrize(("impulse", "pushed"), [(6.0, True), (0.0, False), (-6.0, False)])
+def test_pushed_apart_needs_both_paths_to_turn_along_the_line_of_centres(impulse, pushed):
+    """Ball ``a`` (20 mm/frame along x) meets ``b`` (at rest) at frame 5.5 with their
+    line of centres at 45 degrees: a contact gives ``b`` ``impulse`` along it and takes
+    as much from ``a``."""
+    from contract.tables import load_table
+    from vision.events import EventFinder
+    from vision.shots import ShotSettings
+
+    n = np.array([1.0, 1.0]) / np.sqrt(2.0)
+    t = np.arange(12, dtype=float)
+    after = np.clip(t - 5.5, 0.0, None)[:, None]
+    a = np.c_[100.0 + 20.0 * t, np.full(12, 500.0)] - after * impulse * n
+    b = np.tile(a[0] + [20.0 * 5.5, 0.0] + 2 * R * n, (12, 1)) + after * impulse * n
+    s = _series({"a": a, "b": b})
+    finder = EventFinder(s, load_table("pyramid-12ft"), ShotSettings())
+    assert finder._pushed_apart(s.index("a"), s.index("b"), 5.5) == pushed
