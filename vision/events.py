@@ -120,22 +120,28 @@ class EventFinder(EdgeEvents):
         for ident in self.skittles:
             b = self.s.index(ident)
             xy = self.s.xy[b]
+            gone = np.zeros(len(xy), bool)
             if self.s.fallen is not None:
                 down = self.s.fallen[b]
             else:
-                home = xy[~np.isnan(xy[:, 0])][:1]
+                seen = ~np.isnan(xy[:, 0])
+                home = xy[seen][:1]
                 down = (
                     np.linalg.norm(xy - home, axis=1) > self.table.skittle_base_mm
                     if len(home)
                     else np.zeros(len(xy), bool)
                 )
+                # a lying skittle the detector no longer finds: its track ends
+                gone = ~seen & (np.cumsum(seen) > 0)
+                down = down | gone
             idx = np.nonzero(
                 down[int(max(lo, 1)) : int(hi)] & ~down[int(max(lo, 1)) - 1 : int(hi) - 1]
             )[0]
             if len(idx):
                 f = int(max(lo, 1)) + int(idx[0])
                 home = xy[f - 1] if not np.isnan(xy[f - 1, 0]) else xy[f]
-                fallen_at.append((float(f), ident, home))
+                fallen_at.append((float(f), ident, home, bool(gone[f])))
+        fallen_at = [r[:3] for r in fallen_at if not r[3] or self._near_ball(r[2], r[0], reach)]
         for f, ident, home in sorted(fallen_at, key=lambda r: r[0]):
             # a skittle shows as fallen a few frames after the knock: the ball that passed
             # nearest its mark shortly before is the knocker
@@ -166,6 +172,18 @@ class EventFinder(EdgeEvents):
             extra = {"by": by} if by else {}
             out.append(self._ev(when, EventType.SKITTLE_DOWN, skittle=ident, **extra))
         return out
+
+    def _near_ball(self, at: np.ndarray, f: float, reach: float) -> bool:
+        """A ball came within ``reach`` mm of ``at`` in the eight frames up to ``f``: a
+        skittle whose track ended then was knocked, not hidden by an arm."""
+        for b, other in enumerate(self.s.ids):
+            if other in self.skittles:
+                continue
+            for g in np.arange(f - 8.0, f + 0.25, 0.25):
+                p = self.pos_interp(b, float(g))
+                if p is not None and np.linalg.norm(p - at) < reach:
+                    return True
+        return False
 
     # ------------------------------------------------------------------ shots
     def shot_events(self, group: list[Movement]) -> tuple[list[Event], str | None]:

@@ -72,15 +72,20 @@ def series_from_tracks(tracks: Tracks, fps: float | None = None) -> Series:
 
 
 def fill_gaps(
-    series: Series, max_gap: int = 6, max_hidden: int = 300, radius_mm: float = 30.0
+    series: Series,
+    max_gap: int = 6,
+    max_hidden: int = 300,
+    radius_mm: float = 30.0,
+    short: frozenset[str] = frozenset(),
 ) -> Series:
     """Positions to cut shots from: predicted (not visible) rows are replaced by a
     straight line between the measured positions around them (a tracker's prediction
     under an arm is a guess, and the jump back to the measurement would read as motion).
     Gaps of up to ``max_gap`` frames are bridged (a dropped detection is not a ball
     leaving), and gaps of up to ``max_hidden`` frames after which the ball is seen
-    again within ``radius_mm`` of where it was. Bridged samples are marked not visible;
-    trailing predicted rows are dropped."""
+    again within ``radius_mm`` of where it was (not for the ids in ``short``: a skittle
+    the detector lost after a knock lies there, it did not stand hidden). Bridged
+    samples are marked not visible; trailing predicted rows are dropped."""
     xy = series.xy.copy()
     xy[~series.visible] = np.nan
     vis = series.visible.copy()
@@ -96,7 +101,7 @@ def fill_gaps(
             # a ball seen again where it was (under an arm, or lost by the tracker for
             # a while) never left; a longer gap that ends elsewhere is a re-spot
             stayed = float(np.linalg.norm(xy[b, c] - xy[b, a])) < radius_mm
-            if c - a - 1 > (max_hidden if stayed else limit[b]):
+            if c - a - 1 > (max_hidden if stayed and series.ids[b] not in short else limit[b]):
                 continue
             w = (np.arange(a + 1, c) - a) / (c - a)
             xy[b, a + 1 : c] = xy[b, a] + np.outer(w, xy[b, c] - xy[b, a])

@@ -133,3 +133,23 @@ def test_a_bounce_off_the_jaw_before_the_drop_is_a_cushion():
         ("w1", "front", 29)
     ]
     assert [(e.ball, e.pocket) for e in ev if e.type == EventType.POCKET] == [("w1", "front-left")]
+
+
+@pytest.mark.parametrize(("ball_y", "down"), [(710.0 + 30.0, True), (710.0 + 300.0, False)])
+def test_a_skittle_track_that_ends_as_a_ball_passes_is_down(ball_y, down):
+    """No state column (a detector that does not classify lying pins): the centre
+    skittle's track ends at frame 40; the white passes its mark then (knocked) or far
+    from it (the pin was only hidden by an arm)."""
+    n = 100
+    white = _roll((900.0, ball_y), (20.0, 0.0), 20, 40, n - 60)  # at x = 1420 at frame 46
+    pins = {k: _still(p, n) for k, p in CAROM.skittle_spots.items()}
+    pins["centre"][47:] = np.nan
+    paths = {
+        "white": white,
+        "yellow": _still((2400.0, 300.0), n),
+        "red": _still((2400.0, 1100.0), n),
+        **pins,
+    }
+    cut = cut_tracks(_rows(paths), CAROM, FPS)
+    ev = [e for s in cut.shots for e in s.events if e.type == EventType.SKITTLE_DOWN]
+    assert [(e.skittle, e.by) for e in ev] == ([("centre", "white")] if down else [])
