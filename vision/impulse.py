@@ -167,11 +167,19 @@ def closest_approaches(
     d = np.linalg.norm(xa - xb, axis=1)
     out: list[tuple[float, float]] = []
     n = len(d)
-    for k in range(2, n - 1):
-        if np.isnan(d[k - 2 : k + 2]).any() or not (d[k] <= d[k - 1] and d[k] <= d[k + 1]):
-            continue
-        if d[k - 2] - d[k] < rise:
-            continue
+    if n < 4:
+        return out
+    rel = xa - xb
+    step = np.r_[np.linalg.norm(np.diff(rel, axis=0), axis=1), 0.0]
+    ks = np.arange(2, n - 1)
+    with np.errstate(invalid="ignore"):
+        cand = (
+            (d[ks] <= d[ks - 1])
+            & (d[ks] <= d[ks + 1])
+            & (d[ks - 2] - d[ks] >= rise)
+            & (d[ks] - np.maximum(step[ks - 1], step[ks]) <= 2 * R + tol)
+        )
+    for k in (int(i) for i in ks[cand]):  # NaN anywhere near fails the comparisons
         best = (float(k), float(d[k]))
         for a in (k - 1, k):  # the nearest point of each straight piece around k
             p0, dp = xa[a] - xb[a], (xa[a + 1] - xb[a + 1]) - (xa[a] - xb[a])

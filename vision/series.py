@@ -221,21 +221,20 @@ def despike(series: Series, threshold_mm: float) -> Series:
     if F < 6:
         return series
     for width in (1, 2):
-        for k in range(2, F - 1 - width):
-            nb = np.stack([xy[:, k - 2], xy[:, k - 1], xy[:, k + width], xy[:, k + width + 1]])
-            if width == 1 and k + 2 >= F:
-                continue
-            with np.errstate(invalid="ignore"):
-                med = np.median(nb, axis=0)  # (B, 2), NaN where a neighbour is absent
-                spread = np.max(np.linalg.norm(nb - med, axis=2), axis=0)
-                dev = np.max(
-                    np.stack([np.linalg.norm(xy[:, k + j] - med, axis=1) for j in range(width)]),
-                    axis=0,
-                )
+        K = np.arange(2, F - 1 - width)
+        nb = np.stack([xy[:, K - 2], xy[:, K - 1], xy[:, K + width], xy[:, K + width + 1]])
+        with np.errstate(invalid="ignore"):
+            med = np.median(nb, axis=0)  # (B, K, 2), NaN where a neighbour is absent
+            spread = np.max(np.linalg.norm(nb - med, axis=3), axis=0)
+            dev = np.max(
+                np.stack([np.linalg.norm(xy[:, K + j] - med, axis=2) for j in range(width)]),
+                axis=0,
+            )
             hit = (spread < threshold_mm / 2) & (dev > threshold_mm)
-            for j in range(width):
-                xy[hit, k + j] = med[hit]
-                vis[hit, k + j] = False
+        bi, ki = np.nonzero(hit)
+        for j in range(width):
+            xy[bi, K[ki] + j] = med[bi, ki]
+            vis[bi, K[ki] + j] = False
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
 
 
