@@ -116,6 +116,11 @@ class EdgeEvents:
             np.linalg.norm(m.v_end)
         ):
             return None
+        x, y = m.stop_at
+        edge = min(x, self.table.L - x, y, self.table.W - y)
+        run = np.hypot(x - m.start_at[0], y - m.start_at[1]) / max(m.stop_f - m.start_f, 0.5)
+        if edge > 2 * self.R + 3 * max(float(np.linalg.norm(m.v_end)), float(run)):
+            return None  # last seen far from any edge: lost mid-table, not gone
         pocket = self.pocket_at(c)
         if pocket:
             entry = self._pocket_entry(m, pocket)

@@ -153,3 +153,17 @@ def test_a_skittle_track_that_ends_as_a_ball_passes_is_down(ball_y, down):
     cut = cut_tracks(_rows(paths), CAROM, FPS)
     ev = [e for s in cut.shots for e in s.events if e.type == EventType.SKITTLE_DOWN]
     assert [(e.skittle, e.by) for e in ev] == ([("centre", "white")] if down else [])
+
+
+def test_a_track_lost_mid_table_during_a_shot_is_neither_pocket_nor_off_table():
+    """w2's detection slides 20 mm toward the back and is lost (a tracker's fragment)
+    while w1 is played: it vanished 600 mm from any edge, so it left nothing."""
+    n = 90
+    w1 = _roll((800.0, 500.0), (25.0, 0.0), 20, 30, n - 50)
+    w2 = _still((2900.0, 1000.0), n)
+    w2[30:32] = [(2920.0, 1010.0), (2940.0, 1020.0)]
+    w2[32:] = np.nan
+    cut = cut_tracks(_rows({"w1": w1, "w2": w2}), PYR, FPS)
+    kinds = {e.type for s in cut.shots for e in s.events}
+    assert EventType.OFF_TABLE not in kinds and EventType.POCKET not in kinds
+    assert [s.cue_ball for s in cut.shots] == ["w1"]
