@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from contract.errors import ContractError
 from service.core import Conflict, NotFound, Unprocessable
 from service.deps import open_runtime
+from service.fastpoll import ScoreboardFastPath
 from service.settings import Settings, get_settings
 from service.sqlbackend import NulInText
 
@@ -147,6 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         app.mount("/static", StaticFiles(directory=static), name="static")
 
+    def runtime() -> object:
+        return app.state.__dict__.get("runtimes", {}).get(_settings_of(app).db_target)
+
+    app.add_middleware(ScoreboardFastPath, runtime=runtime)  # inside CORS: it applies
     if base.cors_origins:
         app.add_middleware(
             CORSMiddleware,

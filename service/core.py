@@ -50,9 +50,10 @@ class MatchService:
         self._cache_lock = threading.Lock()
         self._match_locks: dict[int, threading.Lock] = {}
         self._memo: OrderedDict[tuple, tuple[int, object]] = OrderedDict()
-        # called with the match id after each committed change, in the writer's thread
-        # (the scoreboards pre-serialise their bytes there, so no poll waits for them)
-        self.on_change: list[Callable[[int], None]] = []
+        # called with the new Current after each committed change, in the writer's thread;
+        # each returns views {memo key: value} of it (the scoreboards' bytes), published
+        # with the new state so no poll waits for them
+        self.on_change: list[Callable[[Current], dict[tuple, object]]] = []
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -163,8 +164,8 @@ class MatchService:
             m = self.db.add_match(data.get("table_id"), data)
             self.db.add_audit(m.id, None, who, "create_match", None, data)
             self.db.add_event("match", {"match": m.id, "settings": data}, m.id, m.table_id)
-            self._state_event(m, j)
-        self._changed(m.id)
+            c = self._state_event(m, j)
+        self._settle(c)
         return self.match(m.id)
 
     def add_shot(self, match_id: int, shot: dict, who: str) -> tuple[int, Judged]:
@@ -197,8 +198,8 @@ class MatchService:
                     m = MatchRow(m.id, m.table_id, m.settings, pending, m.created)
                 data = {"match": match_id, "shot": judged_shot}
                 self.db.add_event("shot", data, match_id, m.table_id)
-                self._state_event(m, j)
-        self._changed(match_id)
+                c = self._state_event(m, j)
+            self._settle(c)
         return idx, j
 
     def correct(
@@ -235,8 +236,8 @@ class MatchService:
                 self.db.add_audit(match_id, idx, who, action, before, after)
                 data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
                 self.db.add_event("referee", data, match_id, m.table_id)
-                self._state_event(m, j)
-        self._changed(match_id)
+                c = self._state_event(m, j)
+            self._settle(c)
         return j
 
     def set_pending_call(self, match_id: int, call: dict, who: str) -> None:
@@ -248,8 +249,8 @@ class MatchService:
                 self.db.add_audit(match_id, None, who, "call", m.pending.get("call"), call)
                 data = {"match": match_id, "action": "call", "call": call}
                 self.db.add_event("referee", data, match_id, m.table_id)
-                self._state_event(self.match(match_id), j)
-        self._changed(match_id)
+                c = self._state_event(self.match(match_id), j)
+            self._settle(c)
 
     def set_lag(self, match_id: int, winner: str, who: str) -> None:
         """The lag's winner breaks; only before the first shot."""
@@ -266,18 +267,32 @@ class MatchService:
                 self.db.add_audit(match_id, None, who, "lag", before, winner)
                 data = {"match": match_id, "action": "lag", "winner": winner}
                 self.db.add_event("referee", data, match_id, m.table_id)
-                self._state_event(m2, j)
-        self._changed(match_id)
+                c = self._state_event(m2, j)
+            self._settle(c)
 
     # -- helpers --------------------------------------------------------------------------
-    def _changed(self, match_id: int) -> None:
-        """After a commit: wake the SSE streams, then run the change hooks."""
-        self.broker.publish()
+    def _settle(self, c: Current) -> None:
+        """After the commit: the new state and the views built from it by the
+        :attr:`on_change` hooks (the scoreboards' bytes) become visible together, so a
+        reader sees the old rev or the new one, each complete, and no reader builds them;
+        then the SSE streams are woken."""
+        views: dict[tuple, object] = {}
         for hook in list(self.on_change):
             try:
-                hook(match_id)
-            except Exception:  # noqa: BLE001, S112 (a hook is a cache warmer: a read builds it)
+                views.update(hook(c))
+            except Exception:  # noqa: S112 (a view that fails is built by its first reader)
                 continue
+        with self._cache_lock:
+            old = self._cache.get(c.match.id)
+            if old is None or old.rev <= c.rev:
+                self._remember(c.match.id, c)
+                for key, value in views.items():
+                    full = (c.match.id, *key)
+                    self._memo[full] = (c.rev, value)
+                    self._memo.move_to_end(full)
+                while len(self._memo) > 4 * CACHED_MATCHES:
+                    self._memo.popitem(last=False)
+        self.broker.publish()
 
     def _judge(self, m: MatchRow, shots: list[dict]) -> Judged:
         try:
@@ -290,12 +305,12 @@ class MatchService:
         with self._cache_lock:
             return self._match_locks.setdefault(match_id, threading.Lock())
 
-    def _state_event(self, m: MatchRow, j: Judged) -> None:
-        """Append the state event (inside the caller's transaction) and refresh the cache."""
+    def _state_event(self, m: MatchRow, j: Judged) -> Current:
+        """Append the state event (inside the caller's transaction); the new current state,
+        made visible by :meth:`_settle` once committed."""
         data = {"match": m.id, "state": j.state.to_json()}
         rev = self.db.add_event("state", data, m.id, m.table_id)
-        with self._cache_lock:
-            self._remember(m.id, Current(m, j, rev))
+        return Current(m, j, rev)
 
     def _remember(self, match_id: int, c: Current) -> None:
         """Cache (caller holds ``_cache_lock``); the least recently used beyond

@@ -76,7 +76,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             rt.extras["calibrate"] = Calibrator(db, settings, broker)
             from service.routers.scoreboard import prebuild
 
-            rt.service.on_change.append(lambda match_id, rt=rt: prebuild(rt, match_id))
+            rt.service.on_change.append(lambda c, rt=rt: prebuild(rt, c))
             runtimes[key] = rt
         return rt
 

@@ -95,13 +95,15 @@ def _bytes(rt: RuntimeDep, c, lang: str) -> bytes:
     return scoreboard(rt, c.match.id, lang).model_dump_json().encode()
 
 
-def prebuild(rt: RuntimeDep, match_id: int) -> None:
-    """Serialise a changed match's overlay objects (both languages) right after the change,
-    in the writer's thread, so pollers of the new rev find them ready."""
+def prebuild(rt: RuntimeDep, c) -> dict[tuple, object]:
+    """The overlay objects of a changed match (both languages, and their bytes), built right
+    after the change in the writer's thread, published with the new rev."""
+    out: dict[tuple, object] = {}
     for lang in ("en", "ru"):
-        rt.service.memo_rev(
-            ("scoreboard-bytes", lang), match_id, lambda c, la=lang: _bytes(rt, c, la)
-        )
+        board = _build(rt, c, lang)
+        out[("scoreboard", lang)] = board
+        out[("scoreboard-bytes", lang)] = board.model_dump_json().encode()
+    return out
 
 
 @router.get("/scoreboard/tables/{table_id}.json", responses=ERR)

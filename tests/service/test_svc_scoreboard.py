@@ -124,5 +124,58 @@ def test_poll_etag_and_no_database(client: TestClient, settings, monkeypatch) ->
         ru = client.get(url, params={"lang": "ru"})  # another language: its own tag
         assert ru.status_code == 200 and ru.headers["etag"] == tag.replace("-en", "-ru")
     client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
-    r1 = client.get(url, headers={"If-None-Match": tag})
+    with monkeypatch.context() as m:  # the new rev's bytes were built with the change
+        m.setattr(rt.service, "memo_rev", no_db)
+        r1 = client.get(url, headers={"If-None-Match": tag})
     assert r1.status_code == 200 and r1.headers["etag"] != tag and r1.json()["shots"] == 1
+    assert r1.json()["rev"] == client.get(f"/matches/{mid}/state").json()["rev"]
+
+
+def _route_only(client: TestClient, settings, monkeypatch, url: str, **kw):
+    """The same request with the fast path's bytes hidden: answered by the route."""
+    rt = client.app.state.runtimes[settings.db_target]
+    with monkeypatch.context() as m:
+        m.setattr(rt.service, "peek", lambda *a: None)
+        return client.get(url, **kw)
+
+
+@pytest.mark.parametrize("query", ["", "?lang=en", "?lang=ru"])
+def test_fast_path_answers_like_the_route(
+    client: TestClient, settings, monkeypatch, query: str
+) -> None:
+    mid = new_match(client)["id"]
+    client.post(f"/matches/{mid}/shots", json=shot(), headers=AUTH)
+    url = f"/scoreboard/matches/{mid}.json{query}"
+    fast, slow = client.get(url), _route_only(client, settings, monkeypatch, url)
+    assert fast.status_code == slow.status_code == 200 and fast.content == slow.content
+    for h in ("etag", "content-type", "content-length", "cache-control"):
+        assert fast.headers[h] == slow.headers[h], h
+    tag = {"If-None-Match": fast.headers["etag"]}
+    assert client.get(url, headers=tag).status_code == 304
+    assert _route_only(client, settings, monkeypatch, url, headers=tag).status_code == 304
+
+
+def test_fast_path_leaves_the_rest_to_the_route(settings) -> None:
+    """Token-protected reads, other queries and unknown matches go through the route (its
+    auth, validation and 404)."""
+    from svc_helpers import client_for
+
+    s = settings.model_copy(update={"reads_require_token": True})
+    with client_for(s) as c:
+        mid = new_match(c)["id"]
+        url = f"/scoreboard/matches/{mid}.json"
+        assert c.get(url).status_code == 401
+        assert c.get(url, headers=AUTH).status_code == 200
+        assert c.get(url, params={"lang": "de"}, headers=AUTH).status_code == 422
+        assert c.get("/scoreboard/matches/77.json", headers=AUTH).status_code == 404
+
+
+def test_fast_path_keeps_cors(settings) -> None:
+    from svc_helpers import client_for
+
+    s = settings.model_copy(update={"cors_origins": ["http://overlay.example"]})
+    with client_for(s) as c:
+        mid = new_match(c)["id"]
+        r = c.get(f"/scoreboard/matches/{mid}.json", headers={"Origin": "http://overlay.example"})
+        assert r.status_code == 200 and r.json()["matchId"] == mid
+        assert r.headers["access-control-allow-origin"] == "http://overlay.example"
