@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 
+RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
+
+
 class EventFinder(EdgeEvents):
     """Finds the events of shots within one series (read-only after construction)."""
 
@@ -302,7 +305,7 @@ class EventFinder(EdgeEvents):
         rest touching it), set off by a moving ball from outside; None when the ball
         touched nothing at rest or no outside ball explains the cluster's start."""
         sigma = self.settings.sigma_mm
-        tol = 1.5 + 3.0 * sigma
+        tol = 1.5 + 3.0 * sigma + RACK_GAP_R * self.R
         rest = rest_positions(self.s, m.start_f, set(self.skittles))
         if m.ball not in rest:
             return None
