@@ -33,7 +33,7 @@ from bench.score_events import TypeScores, pressed_repeats, score_observable_con
 from bench.score_util import Stats, fmt
 from contract.match import Match
 from contract.tracks import Tracks
-from vision.series import series_from_tracks
+from vision.series import Series, series_from_tracks
 from vision.shots import cut_tracks
 
 SET = [
@@ -205,12 +205,61 @@ def _video_clip(out: Path, name: str, scen: str, seed: int, size: str, strokes: 
     return base
 
 
+def _listed(line: str) -> bool:
+    return line.split()[1] in LISTED
+
+
 def _occluded_share(truth_csv: Path) -> float:
     """Share of truth rows (balls on the cloth) the rendered frame does not show."""
     from contract.tracks import read_tracks
 
     t = read_tracks(truth_csv)
     return float(1.0 - np.mean(t.visible)) if len(t) else 0.0
+
+
+def explain(line: str, s: Series, ids, table) -> str:
+    """What the predicted tracks show around a missed or invented contact / cushion
+    (``line`` as the scorer lists it, truth ids): the smallest gap between the two balls
+    (centre distance less one diameter) or between the ball and the cushion line (R from
+    the nose) within 3 frames, and each ball's change of velocity there (mm/frame)."""
+    parts = line.split()
+    frame, kind, who = int(parts[0]), parts[1], parts[2]
+    inv = {t: p for p, t in ids.pairs.items()}
+    R = table.ball_radius
+
+    def rows(truth_id: str):
+        pid = inv.get(truth_id, truth_id.lstrip("?"))
+        if pid not in s.ids:
+            return None
+        k = frame - s.first
+        lo, hi = max(0, k - 3), min(s.n_frames, k + 4)
+        return s.xy[s.index(pid), lo:hi], s.xy[s.index(pid)], k
+
+    def turn(xy: np.ndarray, k: int) -> str:
+        if k < 2 or k + 3 >= len(xy) or np.isnan(xy[[k - 2, k - 1, k + 1, k + 2], 0]).any():
+            return "-"
+        return f"{np.linalg.norm((xy[k + 2] - xy[k + 1]) - (xy[k - 1] - xy[k - 2])):.1f}"
+
+    if kind == "contact":
+        a, b = who.split(">")
+        ra, rb = rows(a), rows(b)
+        if ra is None or rb is None:
+            return f"{line} | tracks: {'no track of ' + (a if ra is None else b)}"
+        d = np.linalg.norm(ra[0] - rb[0], axis=1) - 2 * R
+        gap = f"{np.nanmin(d):.1f}" if np.isfinite(d).any() else "-"
+        return (
+            f"{line} | tracks: gap {gap} mm, turn {a} {turn(ra[1], ra[2])} {b} {turn(rb[1], rb[2])}"
+        )
+    if kind == "cushion":
+        r = rows(who)
+        if r is None:
+            return f"{line} | tracks: no track of {who}"
+        side = parts[3].split("-")[0]
+        x, y = r[0][:, 0], r[0][:, 1]
+        g = {"front": x - R, "back": table.L - R - x, "left": y - R, "right": table.W - R - y}[side]
+        gap = f"{np.nanmin(g):.1f}" if np.isfinite(g).any() else "-"
+        return f"{line} | tracks: {gap} mm from the cushion line, turn {turn(r[1], r[2])}"
+    return line
 
 
 def synthetic_video(out_dir: Path, quick: bool) -> dict:
@@ -246,6 +295,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         n_hidden += len(hidden)
         obs.append(score_observable_contacts(pred, truth, rep.ids, hidden))
         ev = rep.events
+        series = series_from_tracks(res.tracks, res.fps)
         per_clip[name] = {
             "scenario": f"{scen}/{seed}",
             "size": size,
@@ -254,8 +304,8 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
             "track_seconds": t_track,
             "events_f1": ev.overall.f1,
             "pockets_invented": ev.pockets_invented,
-            "missed": [m for m in ev.missed if m.split()[1] in LISTED],
-            "extra": [m for m in ev.extra if m.split()[1] in LISTED],
+            "missed": [explain(m, series, rep.ids, table) for m in ev.missed if _listed(m)],
+            "extra": [explain(m, series, rep.ids, table) for m in ev.extra if _listed(m)],
         }
     total = combine(reports)
     print(
@@ -272,8 +322,8 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
             f"pockets invented {c['pockets_invented']}"
         )
         for kind in ("missed", "extra"):
-            if c[kind]:
-                print(f"    {kind}: " + "; ".join(c[kind]))
+            for m in c[kind]:
+                print(f"    {kind:6s} {m}")
     return {
         "report": total.to_json(),
         "contact_observable": _obs_json(observable, n_hidden),
