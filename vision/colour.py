@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -22,7 +24,13 @@ def is_ball_colour(basic: str, kind: str) -> bool:
 
 def basic_colour(bgr: np.ndarray) -> str:
     """The basic colour name of a median BGR triple (uint8 range)."""
-    px = np.clip(np.asarray(bgr, float), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    px = np.clip(np.asarray(bgr, float), 0, 255).astype(np.uint8).reshape(3)
+    return _basic_colour(int(px[0]), int(px[1]), int(px[2]))
+
+
+@lru_cache(maxsize=4096)
+def _basic_colour(b: int, g: int, r: int) -> str:
+    px = np.array([[[b, g, r]]], np.uint8)
     h, s, v = (int(c) for c in cv2.cvtColor(px, cv2.COLOR_BGR2HSV)[0, 0])
     if v < 60:
         return "black"

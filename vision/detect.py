@@ -141,7 +141,12 @@ class Detector:
         exact = (
             self.geo.work_size == (size[0] // k, size[1] // k) and size[0] % k == size[1] % k == 0
         )
-        self._bbox_full = (x * k, y * k, w * k, h * k) if exact and self._fast_resize else None
+        self._bbox_full = (x * k, y * k, w * k, h * k) if exact and k > 1 else None
+        self._nearest = None  # odd k: the linear resize takes every k-th pixel (offset k//2)
+        if self._bbox_full is not None and self._fast_resize and k % 2 == 1:
+            X, Y = x * k + k // 2, y * k + k // 2
+            if X + w * k <= size[0] and Y + h * k <= size[1]:
+                self._nearest = (X, Y, w * k, h * k)
         self._region3 = np.repeat(self.region[y : y + h, x : x + w], 3, axis=1)
         self._small: tuple[np.ndarray, np.ndarray] | None = None  # (video frame, work bbox)
         self.reused = 0  # frames answered with the last detections (nothing moved)
@@ -246,8 +251,15 @@ class Detector:
         _, hot = cv2.threshold(
             cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
         )
-        rows, cols = np.arange(0, h, TILE), np.arange(0, 3 * w, 3 * TILE)
-        tiles = np.maximum.reduceat(np.maximum.reduceat(hot, rows, axis=0), cols, axis=1)
+        s = cv2.integral(hot)  # changed pixels per tile from the summed-area table
+        ys, xs = np.r_[0:h:TILE, h], np.r_[0 : 3 * w : 3 * TILE, 3 * w]
+        tiles = (
+            s[np.ix_(ys[1:], xs[1:])]
+            - s[np.ix_(ys[:-1], xs[1:])]
+            - s[np.ix_(ys[1:], xs[:-1])]
+            + s[np.ix_(ys[:-1], xs[:-1])]
+            > 0
+        ).astype(np.uint8)
         self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
         if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
             th, tw = tiles.shape
@@ -295,10 +307,15 @@ class Detector:
         if self._bbox_full is None or img.shape[:2] != (self.size[1], self.size[0]):
             x, y, w, h = self._bbox
             small = self._work(img)[y : y + h, x : x + w]
-        else:
+        elif self._nearest is not None:  # the same pixels, picked without arithmetic
+            X, Y, W, H = self._nearest
+            size = (self._bbox[2], self._bbox[3])
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
+        else:  # whole k x k blocks: the same values as resizing the whole frame
             X, Y, W, H = self._bbox_full
             size = (self._bbox[2], self._bbox[3])
-            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_LINEAR)
+            how = cv2.INTER_LINEAR if self._fast_resize else cv2.INTER_AREA
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=how)
         self._small = (img, small)
         return small
 

@@ -89,5 +89,13 @@ def _refine_one(
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2) & cell(c)
     ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
     core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
-    bgr = np.median(roi[core], axis=0) if core.any() else np.zeros(3)
+    bgr = _median_rows(roi[core]) if core.any() else np.zeros(3)
     return c, score, ring, bgr
+
+
+def _median_rows(x: np.ndarray) -> np.ndarray:
+    """``np.median(x, axis=0)`` for an (N, C) array, without its overhead (float64)."""
+    n = len(x)
+    lo, hi = (n - 1) // 2, n // 2
+    part = np.partition(x, [lo, hi], axis=0)
+    return 0.5 * (part[lo].astype(np.float64) + part[hi])

@@ -124,19 +124,27 @@ class Annotator:
 
 class _Watch:
     """Keeps the calibration true during a replay (``calibration.monitor``): checks every
-    ``every``-th frame unless the detector found the picture unchanged since frames already
-    checked (:meth:`Detector.still`, and no move is being confirmed); after a confirmed camera move it records ``camera_moved`` and, once
+    ``every``-th frame, only every ``every_still``-th while the detector finds the picture
+    unchanged since frames already checked (:meth:`Detector.still`) and no move is being
+    confirmed (a knock too small to change the picture is still seen, later); after a confirmed camera move it records ``camera_moved`` and, once
     the monitor has recalibrated, rebuilds the detector on the new calibration from the
     latest frames, so positions after the move come from the new model only."""
 
-    def __init__(self, calib: Calibration, table: TableSpec, src: VideoSource, every: int = 3):
+    def __init__(
+        self,
+        calib: Calibration,
+        table: TableSpec,
+        src: VideoSource,
+        every: int = 3,
+        every_still: int = 15,
+    ):
         from calibration.monitor import CalibrationMonitor
         from calibration.plate import median_plate
 
         first = _first_frames(src.source, 9)
         plate = median_plate(first) if first else src._peek.image
         self.monitor = CalibrationMonitor(plate, calib.data, table)
-        self.table, self.size, self.every = table, src.size, every
+        self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
         self.recent: deque[np.ndarray] = deque(maxlen=9)
         self.current = calib.data
         self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
@@ -146,8 +154,8 @@ class _Watch:
         if not self.monitor.recalibrating:
             if frame.index % self.every:
                 return det
-            if det.still(frame) and not self.monitor.suspect:
-                return det  # the picture matches frames already checked: no new move
+            if frame.index % self.every_still and det.still(frame) and not self.monitor.suspect:
+                return det  # the picture matches frames already checked: a rarer check
         ev = self.monitor.update(frame.image, frame.index, frame.t)
         if ev is not None:
             self.unsure.append([ev.frame, frame.index])

@@ -173,3 +173,11 @@ def test_held_foreground_equals_a_fresh_one_where_balls_moved():
         win = (slice(v - 12, v + 13), slice(u - 12, u + 13))
         assert np.array_equal(fg[win], want[win])
     assert fg.sum() == pytest.approx(want.sum(), rel=0.02)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720), (640, 360), (1000, 562)])
+def test_table_crop_equals_the_resized_whole_frame(size):
+    det, calib, table = _scene_detector(size)
+    img = draw_scene(calib, table, size, [(900.0, 600.0, "white")], seed=5)
+    x, y, w, h = det._bbox
+    assert np.array_equal(det._crop(img), det._work(img)[y : y + h, x : x + w])
