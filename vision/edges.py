@@ -56,12 +56,12 @@ class EdgeEvents:
                     continue
                 app, rec = g0 - g1, g2 - g1
                 floor = max(0.3, 4.0 * self.settings.sigma_mm)
-                # the bounce halfway between two samples leaves them level: look a frame
-                # farther on that side
+                # a bounce halfway between two samples leaves them level, and a slow ball
+                # moves less than the noise in one frame: look over two frames there
                 if app < floor and k >= 2 and not np.isnan(g[k - 2]):
-                    app = (g[k - 2] - g1) / 2
+                    app = g[k - 2] - g1 if g[k - 2] > g0 else app
                 if rec < floor and k + 2 < len(g) and not np.isnan(g[k + 2]):
-                    rec = (g[k + 2] - g1) / 2
+                    rec = g[k + 2] - g1 if g[k + 2] > g2 else rec
                 if app < floor or rec < floor:
                     continue
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
