@@ -302,6 +302,11 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
             "frames": res.frames,
             "occluded_rows": _occluded_share(Path(f"{base}.truth.csv")),
             "track_seconds": t_track,
+            "shots": [
+                [pred.shots[i].start.frame, truth.shots[j].start.frame]
+                + [pred.shots[i].end.frame, truth.shots[j].end.frame]
+                for i, j in rep.shots.pairs
+            ],
             "events_f1": ev.overall.f1,
             "pockets_invented": ev.pockets_invented,
             "missed": [explain(m, series, rep.ids, table) for m in ev.missed if _listed(m)],
@@ -321,6 +326,12 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
             f"{c['occluded_rows']:.3f}, events F1 {c['events_f1']:.3f}, "
             f"pockets invented {c['pockets_invented']}"
         )
+        off = [sh for sh in c["shots"] if abs(sh[0] - sh[1]) > 2 or abs(sh[2] - sh[3]) > 2]
+        if off:
+            print(
+                "    shots off by more than 2 frames (start pred/truth, end pred/truth): "
+                + str(off)
+            )
         for kind in ("missed", "extra"):
             for m in c[kind]:
                 print(f"    {kind:6s} {m}")
