@@ -265,6 +265,7 @@ async def _load(
     posted: dict[int, float] = {}
     received: list[set[int]] = [set() for _ in range(sse)]
     lag_ms: list[float] = []
+    post_ms: list[float] = []  # POST of a shot: sent -> 201 read (judged, committed)
     loop_lag_ms: list[float] = []
     loop_lag_at: list[float] = []
     live = {"restarts": 0, "frames": 0, "dropped": 0, "shots": 0}
@@ -361,8 +362,9 @@ async def _load(
     t_start = time.monotonic()
     for i, s in enumerate(shots):
         await asyncio.sleep(max(0.0, t_start + i / shot_rate - time.monotonic()))
-        posted[i + 1] = time.perf_counter()
+        posted[i + 1] = t0 = time.perf_counter()
         status, _ = await ctl.request("POST", f"/matches/{mid}/shots", auth, json.dumps(s).encode())
+        post_ms.append((time.perf_counter() - t0) * 1000)
         if status != 201:
             errors["shot"] += 1
     await asyncio.sleep(max(0.0, t_start + seconds - time.monotonic()))
@@ -394,6 +396,7 @@ async def _load(
         "poll_quiet_ms": [m for m, n in zip(poll_ms, near, strict=True) if not n],
         "poll_ms": poll_ms,
         "lag_ms": lag_ms,
+        "post_ms": post_ms,
         "loop_lag_ms": loop_lag_ms,
         "loop_lag_near_ms": [m for m, n in zip(loop_lag_ms, near_lag, strict=True) if n],
         "errors": errors,
@@ -458,6 +461,8 @@ def run(out_dir: Path, quick: bool) -> dict:
         "sse_events_logged": r["events"],
         "sse_misses_total": int(sum(r["misses"])),
         "sse_clients_missing": int(sum(1 for m in r["misses"] if m)),
+        "shot_post_p50_ms": _pct(r["post_ms"], 50),
+        "shot_post_max_ms": round(max(r["post_ms"]), 2) if r["post_ms"] else None,
         "sse_lag_p50_ms": _pct(r["lag_ms"], 50),
         "sse_lag_p99_ms": _pct(r["lag_ms"], 99),
         "errors_poll": r["errors"]["poll"],
