@@ -313,17 +313,36 @@ class EventFinder(EdgeEvents):
         if len(comp) < 2 or cue in comp:
             return None
         out = frozenset(comp)
-        for c in sorted(comp, key=lambda c: starts.get(c, 1e18)):
-            f = starts.get(c)
-            if f is None or abs(f - m.start_f) > 2.0:
-                continue
-            p = self.partner(c, rest[c], f, started=starts, exclude=out)
-            if p is None:
-                continue
-            thr = max(0.5, 4.0 * sigma)
-            found = rack_contacts(self.s, p[0], c, f, comp, rest, self.R, tol, thr)
-            return set(comp), found
-        return None
+        thr = max(0.5, 4.0 * sigma)
+        early = sorted(
+            (c for c in comp if abs(starts.get(c, 1e18) - m.start_f) <= 2.0), key=starts.get
+        )
+        for c in early:
+            p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
+            if p is not None:
+                found = rack_contacts(self.s, p[0], c, starts[c], comp, rest, self.R, tol, thr)
+                return set(comp), found
+        # a start dated a little early misses the partner by more than its tolerance:
+        # the moving ball that came nearest to a member that started then
+        best: tuple[float, str, str] | None = None
+        for c in early:
+            for b, other in enumerate(self.s.ids):
+                if other in out or other in self.skittles:
+                    continue
+                sp = self.speed_before(b, starts[c] + 1.0)
+                if sp < 2.0 * self.settings.move_mm:
+                    continue
+                for g in np.arange(starts[c] - 0.5, starts[c] + 1.01, 0.25):
+                    q = self.pos_interp(b, float(g))
+                    if q is None:
+                        continue
+                    gap = abs(float(np.linalg.norm(q - rest[c])) - 2 * self.R)
+                    if gap < 0.5 * self.R + 0.5 * sp and (best is None or gap < best[0]):
+                        best = (gap, other, c)
+        if best is None:
+            return None
+        _, striker, c = best
+        return set(comp), rack_contacts(self.s, striker, c, starts[c], comp, rest, self.R, tol, thr)
 
     def _touches(self, moves: list[Movement], contacts, add_contact) -> None:
         """Contacts of balls that came within one diameter of each other (a kiss too
