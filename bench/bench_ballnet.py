@@ -33,12 +33,16 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.classify import MODEL_DIR, BallClassifier
 
-# name, scenario, seed, size, strokes kept (0: all): bench_vision's pyramid clips
+# name, scenario, seed, size, strokes kept (0: all): bench_vision's pyramid clips, and
+# three more at 1080p (balls at 720p are under 10 px in radius: almost no number visible)
 CLIPS = (
     ("pyr-pots-1080", "pyramid-pots", 0, "1080", 0),
     ("pyr-break-1080", "pyramid-break", 8, "1080", 0),
     ("pyr-pots-720", "pyramid-pots", 3, "720", 0),
     ("pyr-respot-720", "pyramid-respot", 7, "720", 0),
+    ("pyr-break-1080-s1", "pyramid-break", 1, "1080", 0),
+    ("pyr-break-1080-s3", "pyramid-break", 3, "1080", 0),
+    ("pyr-pots-1080-s5", "pyramid-pots", 5, "1080", 0),
 )
 QUICK_CLIPS = (("pyr-pots-1080-1stroke", "pyramid-pots", 0, "1080", 1),)
 FACING, MIN_R_PX, SMEAR_R, GATE_MM = 0.85, 10.0, 0.25, 50.0

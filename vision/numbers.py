@@ -10,11 +10,15 @@ ball's sub-pixel centre in video pixels) and returns per patch the log-probabili
 every frame, so frames are not independent looks: evidence is pooled per *view* (a view
 ends when the ball has moved ``VIEW_RADII`` ball radii in the picture, which turns a
 rolling ball by about 30 degrees), each view adds the mean of its frames' log-likelihoods
-(``log p(n | patch, readable)``, floored), and a view counts only frames where the net
-thinks a number is readable. :func:`assign_numbers` decides: a Hungarian assignment over
-undecided tracks x free numbers on the posterior, a number given only when its posterior
-is at least ``P_SURE`` and no other track holds it (contract §3: white balls are ``1`` …
-``15`` where the number is known).
+(``log p(n | patch, readable)``, floored, tempered by ``TEMPER``), and a view counts only
+frames where the net thinks a number is readable. Views are not independent looks either:
+the net confuses some figures systematically from some angles (14 read as 11 on a rolling
+ball), so a number also needs the most likely number of at least ``AGREE`` of the track's
+readable views and at least ``MIN_VIEWS`` of them. :func:`assign_numbers` decides: a
+Hungarian assignment over undecided tracks x free numbers on the posterior, a number given
+only when its posterior is at least ``P_SURE``, the views agree, and no other track holds
+it (contract §3: white balls are ``1`` … ``15`` where the number is known). A wrong number
+costs more than none (classic pyramid scores the numbers), so the rule is conservative.
 """
 
 from __future__ import annotations
@@ -40,8 +44,12 @@ VIEW_RADII = 0.5
 """A new view starts after the ball has moved this many radii in the picture."""
 P_SURE = 0.97
 """Posterior a number needs before a track takes it."""
-MIN_VIEWS = 1
+MIN_VIEWS = 2
 """Readable views a track needs before it can take a number."""
+TEMPER = 0.5
+"""Weight of one view's log-likelihood (views of one ball are not independent)."""
+AGREE = 0.6
+"""Share of a track's readable views whose own best number must be the number taken."""
 
 
 class NumberReader:
@@ -120,6 +128,7 @@ class NumberVote:
     views: int = 0
     looks: int = 0
     _view_sum: np.ndarray = field(default_factory=lambda: np.zeros(15))
+    best: np.ndarray = field(default_factory=lambda: np.zeros(15, int))  # views' best numbers
     _view_n: int = 0
     _frames_in_view: int = 0
     _anchor: np.ndarray | None = None
@@ -147,16 +156,26 @@ class NumberVote:
 
     def _close(self) -> None:
         if self._view_n:
-            self.total = self.total + self._view_sum / self._view_n
+            view = self._view_sum / self._view_n
+            self.total = self.total + TEMPER * view
+            self.best = self.best + (np.arange(15) == int(np.argmax(view)))
             self.views += 1
         self._view_sum, self._view_n, self._frames_in_view = np.zeros(15), 0, 0
 
     def scores(self) -> tuple[np.ndarray, int]:
-        """(log-likelihood sum (15,) including the open view, readable views)."""
+        """(tempered log-likelihood sum (15,) including the open view, readable views)."""
         tot, views = self.total, self.views
         if self._view_n:
-            tot, views = tot + self._view_sum / self._view_n, views + 1
+            tot, views = tot + TEMPER * self._view_sum / self._view_n, views + 1
         return tot, views
+
+    def agreement(self) -> np.ndarray:
+        """Share (15,) of the readable views (the open one included) whose best number
+        is each number."""
+        best = self.best.copy()
+        if self._view_n:
+            best[int(np.argmax(self._view_sum))] += 1
+        return best / max(1, int(best.sum()))
 
     def posterior(self) -> np.ndarray:
         """Posterior (15,) over numbers 1..15 from a flat prior."""
@@ -178,6 +197,11 @@ def assign_numbers(
     if not keys or not free:
         return {}
     post = np.array([votes[k].posterior() for k in keys])[:, np.array(free) - 1]
+    agree = np.array([votes[k].agreement() for k in keys])[:, np.array(free) - 1]
     cost = -np.log(np.maximum(post, 1e-12))
     rows, cols = linear_sum_assignment(cost)
-    return {keys[r]: free[c] for r, c in zip(rows, cols, strict=True) if post[r, c] >= p_sure}
+    return {
+        keys[r]: free[c]
+        for r, c in zip(rows, cols, strict=True)
+        if post[r, c] >= p_sure and agree[r, c] >= AGREE
+    }
