@@ -273,6 +273,11 @@ def main() -> None:
         "numbers": N_NUMBERS,
         "trained_with": f"torch {torch.__version__}, models/ballnet/train.py",
     }
+    old = out / "manifest.json"
+    if old.is_file():  # the number reader (train_numbers.py) is recorded in the same file
+        reader = json.loads(old.read_text()).get("number_reader")
+        if reader:
+            manifest["number_reader"] = reader
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps(metrics["synthetic_held_out"], indent=2))
     for key in ("synthetic_numbers_held_out", "real_held_out", "real_pool"):
