@@ -94,6 +94,8 @@ STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stand
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
+AVERAGE_EVERY = 5  # a ball standing still is measured again every this many frames ...
+AVERAGE_MAX = 16  # ... until its centre is the mean of this many measurements
 TILE = 16  # work px: the foreground is computed again only in tiles whose pixels changed
 TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
@@ -161,6 +163,7 @@ class Detector:
         self._seen: tuple | None = None  # (video frame, reference, changed): the last test
         self._last: Detections | None = None
         self._calm = 0  # full detections in a row that saw no change
+        self._measured = -(10**9)  # the frame of the last full detection
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -341,9 +344,10 @@ class Detector:
 
     def detect(self, frame: Frame) -> Detections:
         """Find the balls in one frame (the last detections again when :meth:`still`)."""
-        if self.still(frame):
+        if self.still(frame) and frame.index - self._measured < AVERAGE_EVERY:
             self.reused += 1
             return replace(self._last, frame=frame.index, t=frame.t)
+        self._measured = frame.index
         if self._changed(frame):  # the reference: the first frame after the last change
             self._calm, self._ref = 0, self._crop(frame.image)
         else:
@@ -455,6 +459,7 @@ class Detector:
         todo = np.ones(n, bool)
         static: dict[tuple, tuple] = {}
         ox, oy = self._bbox[:2]
+        again: dict[tuple, tuple] = {}  # still blobs measured again: key -> (entry, balls)
         for key in set(owner):
             x, y, w, h, _ = key
             patch = d[y - oy : y - oy + h, x - ox : x - ox + w]
@@ -465,18 +470,26 @@ class Detector:
                     uv[k], score[k], ring[k], bgr[k] = vals
                     todo[k] = False
                 static[key] = old
+                if old[3] < AVERAGE_MAX and frame.index - old[4] >= AVERAGE_EVERY:
+                    again[key] = (old, idx)
+                    todo[idx] = True  # from the mean so far
             else:
-                static[key] = (patch.copy(), None, idx)
+                static[key] = (patch.copy(), None, idx, 1, frame.index)  # 1 measurement
         if todo.any():
             new = refine_centres(
                 frame.image, self.plate_full, uv, radii, self.thr, self.pn, todo=todo
             )
             for arr, fresh in zip((uv, score, ring, bgr), new, strict=True):
                 arr[todo] = fresh[todo]
+        for key, (old, idx) in again.items():  # a still ball: the mean of its measurements
+            m = old[3]
+            uv[idx] = (np.array([v[0] for v in old[1]]) * m + uv[idx]) / (m + 1)
+            static[key] = (old[0], None, idx, m + 1, frame.index)
         for key, entry in static.items():
             if entry[1] is None:
                 idx = entry[2]
-                static[key] = (entry[0], [(uv[k], score[k], ring[k], bgr[k]) for k in idx], idx)
+                vals = [(uv[k], score[k], ring[k], bgr[k]) for k in idx]
+                static[key] = (entry[0], vals, *entry[2:])
         self._static = static
         xy = self.calib.pixel_to_table(uv, height=R)
         tol = 0.35 * R
