@@ -48,6 +48,9 @@ class Settings(BaseSettings):
         description="the API process's GIL switch interval: how long a busy thread (judging a "
         "shot) may keep the event loop waiting",
     )
+    gc_freeze: bool = Field(
+        default=True, description="after start, move every object to the permanent GC generation"
+    )
     sse_ping_s: float = Field(default=15.0, gt=0, description="SSE keep-alive comment period")
 
     @field_validator("cors_origins", mode="before")

@@ -29,9 +29,9 @@ async def _events(
             w[1].clear()
             frames = rt.broker.since(after, match_id, table_id)
             if frames is not None:  # recent: from the broker's ring
-                for ev_id, frame in frames:
-                    after = ev_id
-                    yield frame
+                if frames:  # what came together goes out in one write
+                    after = frames[-1][0]
+                    yield b"".join(f for _, f in frames)
             else:  # resuming from further back: from the database, in pages
                 floor = rt.broker.floor  # everything up to it is committed: the pages see it
                 while True:

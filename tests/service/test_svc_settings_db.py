@@ -150,3 +150,18 @@ def test_nul_text(db_target: str, backend: str) -> None:
             db.add_table("a\x00b", "0", "pyramid-12ft", None)
         assert db.tables() == []
     db.close()
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_gc_freeze_after_start(tmp_path: Path, freeze: bool) -> None:
+    """The objects alive after start go to the permanent GC generation (full collections
+    then stop the event loop for a fraction of the time), unless turned off."""
+    import gc
+
+    from svc_helpers import client_for, make_settings
+
+    gc.unfreeze()
+    with client_for(make_settings(tmp_path, gc_freeze=freeze)):
+        frozen = gc.get_freeze_count()
+    gc.unfreeze()
+    assert (frozen > 10_000) is freeze
