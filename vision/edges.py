@@ -116,6 +116,8 @@ class EdgeEvents:
             np.linalg.norm(m.v_end)
         ):
             return None
+        if self._seen_again(m):
+            return None  # hidden near the rail (an arm, a body), then seen again there
         x, y = m.stop_at
         edge = min(x, self.table.L - x, y, self.table.W - y)
         run = np.hypot(x - m.start_at[0], y - m.start_at[1]) / max(m.stop_f - m.start_f, 0.5)
@@ -177,3 +179,16 @@ class EdgeEvents:
                     name = side
             out.append((k.f, name))
         return out
+
+    def _seen_again(self, m: Movement, within_s: float = 2.0) -> bool:
+        """The vanished ball is seen again within ``within_s`` seconds and six radii of
+        where it was lost: it was hidden, it did not leave (a re-spotted ball comes back
+        on a spot, by hand, after the shot)."""
+        xy = self.s.xy[self.s.index(m.ball)]
+        lo, hi = m.last + 1, min(len(xy), m.last + 1 + int(within_s * self.s.fps))
+        later = xy[lo:hi]
+        later = later[~np.isnan(later[:, 0])]
+        if len(later) == 0:
+            return False
+        d = np.hypot(later[:, 0] - m.stop_at[0], later[:, 1] - m.stop_at[1])
+        return bool(np.any(d < 6 * self.R))

@@ -238,6 +238,13 @@ def despike(series: Series, threshold_mm: float) -> Series:
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
 
 
+def _same_kind(a: str, b: str) -> bool:
+    """Two track ids that may be one ball: the same colour (``yellow1``, ``yellow3``), or
+    either a plain white one (``w17``, a number) as a ball blurred in fast motion is."""
+    ka, kb = a.rstrip("0123456789"), b.rstrip("0123456789")
+    return ka == kb or ka in ("", "w") or kb in ("", "w")
+
+
 def relink(
     series: Series,
     radius_mm: float,
@@ -250,7 +257,8 @@ def relink(
     speed, plus two diameters for a bounce), are one ball; the younger track's rows move
     to the older id, the gap bridged in a straight line (not visible). A track last seen
     within reach of a pocket (``pockets``: x, y, reach mm) dropped and stays ended.
-    Predicted (not visible) rows count as not seen. Positions mm."""
+    Predicted (not visible) rows count as not seen; tracks of different colours are never
+    joined. Positions mm."""
     xy = series.xy.copy()
     vis = series.visible.copy()
     seen = vis & ~np.isnan(xy[..., 0])
@@ -273,6 +281,8 @@ def relink(
         for c in range(B):
             s = int(first[c])
             if c == b or s >= F or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
+                continue
+            if not _same_kind(series.ids[b], series.ids[c]):
                 continue
             dist = float(np.linalg.norm(xy[c, s] - pe))
             reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm

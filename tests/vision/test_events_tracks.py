@@ -54,8 +54,8 @@ def test_relink_joins_a_lost_track_to_the_one_that_takes_over(gap, jump_mm, join
     a[20:] = np.nan  # the tracker loses it at frame 20
     b = np.full_like(path, np.nan)
     b[20 + gap :] = path[20 + gap :] + (0.0, jump_mm)
-    s = relink(series_from_tracks(_rows({"a": a, "b": b}), FPS), R)
-    ia, ib = s.index("a"), s.index("b")
+    s = relink(series_from_tracks(_rows({"w1": a, "w9": b}), FPS), R)
+    ia, ib = s.index("w1"), s.index("w9")
     assert (not np.isnan(s.xy[ia, -1, 0])) == joined
     assert np.isnan(s.xy[ib, :, 0]).all() == joined
 
@@ -67,8 +67,8 @@ def test_relink_keeps_a_pocketed_ball_ended():
     b = np.full((n, 2), np.nan)
     b[20:] = (3450.0, 1700.0)  # something seen in the pocket's mouth afterwards
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in PYR.pockets]
-    s = relink(series_from_tracks(_rows({"a": a, "b": b}), FPS), R, pockets)
-    assert np.isnan(s.xy[s.index("a"), 30, 0])
+    s = relink(series_from_tracks(_rows({"w1": a, "w9": b}), FPS), R, pockets)
+    assert np.isnan(s.xy[s.index("w1"), 30, 0])
 
 
 def test_a_ball_still_seen_falling_into_the_pocket_is_pocketed_at_the_mouth():
@@ -167,3 +167,27 @@ def test_a_track_lost_mid_table_during_a_shot_is_neither_pocket_nor_off_table():
     kinds = {e.type for s in cut.shots for e in s.events}
     assert EventType.OFF_TABLE not in kinds and EventType.POCKET not in kinds
     assert [s.cue_ball for s in cut.shots] == ["w1"]
+
+
+def test_a_ball_hidden_at_the_pocket_and_seen_again_is_not_pocketed():
+    """w1 rolls toward the back-right pocket, is lost 60 mm short of the back cushion
+    (a body over the corner) and is seen again 40 frames later 30 mm from there."""
+    n = 140
+    p0 = np.array([3300.0, 1500.0])
+    w1 = np.vstack([_still(p0, 20), p0 + np.outer(np.arange(1, 11), (18.0, 12.0))])
+    lost = w1[-1].copy()
+    w1 = np.vstack([w1, np.full((40, 2), np.nan), _still(lost - (30.0, 0.0), n - len(w1) - 40)])
+    cut = cut_tracks(_rows({"w1": w1, "w2": _still((1000.0, 900.0), n)}), PYR, FPS)
+    assert not [e for s in cut.shots for e in s.events if e.type == EventType.POCKET]
+
+
+def test_relink_never_joins_two_colours():
+    n = 60
+    a = _roll((500.0, 800.0), (40.0, 0.0), 10, 40, n - 50)
+    b = np.full_like(a, np.nan)
+    b[26:] = a[26:]
+    a[20:] = np.nan
+    s = relink(series_from_tracks(_rows({"black1": a, "blue4": b}), FPS), R)
+    assert np.isnan(s.xy[s.index("black1"), -1, 0])
+    s = relink(series_from_tracks(_rows({"yellow": a, "w17": b}), FPS), R)
+    assert not np.isnan(s.xy[s.index("yellow"), -1, 0])  # a blurred yellow read as white
