@@ -170,15 +170,18 @@ def test_a_track_lost_mid_table_during_a_shot_is_neither_pocket_nor_off_table():
 
 
 def test_a_ball_hidden_at_the_pocket_and_seen_again_is_not_pocketed():
-    """w1 rolls toward the back-right pocket, is lost 60 mm short of the back cushion
-    (a body over the corner) and is seen again 40 frames later 30 mm from there."""
+    """w1 rolls at the back-right pocket and is lost 50 mm from both rails (a body over
+    the corner): a pocket, unless it is seen again there (50 mm back) 40 frames later."""
     n = 140
-    p0 = np.array([3300.0, 1500.0])
-    w1 = np.vstack([_still(p0, 20), p0 + np.outer(np.arange(1, 11), (18.0, 12.0))])
+    p0 = np.array([3380.0, 1605.0])
+    w1 = np.vstack([_still(p0, 20), p0 + np.outer(np.arange(1, 11), (12.0, 12.0))])
     lost = w1[-1].copy()
-    w1 = np.vstack([w1, np.full((40, 2), np.nan), _still(lost - (30.0, 0.0), n - len(w1) - 40)])
-    cut = cut_tracks(_rows({"w1": w1, "w2": _still((1000.0, 900.0), n)}), PYR, FPS)
-    assert not [e for s in cut.shots for e in s.events if e.type == EventType.POCKET]
+    gone = np.vstack([w1, np.full((n - len(w1), 2), np.nan)])
+    back = np.vstack([w1, np.full((40, 2), np.nan), _still(lost - (50.0, 0.0), n - len(w1) - 40)])
+    for path, pocketed in ((gone, True), (back, False)):
+        cut = cut_tracks(_rows({"w1": path, "w2": _still((1000.0, 900.0), n)}), PYR, FPS)
+        pockets = [e for s in cut.shots for e in s.events if e.type == EventType.POCKET]
+        assert [(e.ball, e.pocket) for e in pockets] == ([("w1", "back-right")] if pocketed else [])
 
 
 def test_relink_never_joins_two_colours():
