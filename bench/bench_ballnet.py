@@ -9,8 +9,9 @@
   here or found in ``--clips``), detected and tracked frame by frame with the frames given
   to the tracker (``Tracker.update(det, image)``), *live* rows (what the tracker said at
   that frame, before the end-of-video renaming). For every shot and every white ball on
-  the cloth at the shot's last frame whose number was **visible** in some frame from the
-  start of the video to that frame, the track nearest the ball (Hungarian, 50 mm gate)
+  the cloth at the shot's last frame (or, for a ball that left the table during the shot,
+  at its last frame on the cloth) whose number was **visible** in some frame from the
+  start of the video to that frame, the track matched to the ball (Hungarian, 50 mm gate)
   either carries the ball's number (*right*), another number (*wrong*) or none (*unread*).
   *Visible* means what a person could read off the picture: the printed pole within 32
   degrees of the line of sight (|pole . view| > 0.85), the ball not hidden by a player
@@ -101,7 +102,7 @@ def number_visibility(scen: str, seed: int, size: str, strokes: int) -> dict[int
 
 def live_rows(base: Path):
     """Detect and track the clip ``base``.mp4 with its exact calibration, reading numbers;
-    returns (live rows, renamed rows, seconds)."""
+    returns (live rows, renamed rows, seconds, number patches read per frame)."""
     from contract.calib import read_calibration
     from contract.tables import load_table
     from vision.capture import VideoSource
@@ -120,7 +121,8 @@ def live_rows(base: Path):
         parts = [tracker.update(det.detect(fr), fr.image) for fr in src]
         parts.append(tracker.finish())
     rows = _concat(parts)
-    return rows, tracker.renamed(rows), time.perf_counter() - t0
+    reads = tracker._reader.balls_read if tracker._reader is not None else 0
+    return rows, tracker.renamed(rows), time.perf_counter() - t0, reads / max(1, len(parts) - 1)
 
 
 def score_numbers(base: Path, visible: dict[int, set[str]], rows) -> dict:
@@ -141,26 +143,25 @@ def score_numbers(base: Path, visible: dict[int, set[str]], rows) -> dict:
             if (k, b) not in hidden:
                 seen_frames.setdefault(b, []).append(k)
     seen_by = {b: f[0] for b, f in seen_frames.items()}
+    last_on = {}  # ball -> last frame it is on the cloth
+    for f, i in zip(truth.frame, truth.id, strict=True):
+        last_on[str(i)] = int(f)
     res = {"all": [0, 0, 0], "in_shot": [0, 0, 0]}  # right, wrong, unread
     misreads: list[str] = []
     prev_end = -1
     for s in shots:
         end = s.end.frame
-        tr, pr = truth.at_frame(end), rows.at_frame(end)
-        if len(tr) and len(pr):
-            d = np.hypot(tr.x[:, None] - pr.x[None], tr.y[:, None] - pr.y[None])
-            ri, ci = linear_sum_assignment(np.where(d < GATE_MM, d, 1e6))
-            near = {int(i): int(j) for i, j in zip(ri, ci, strict=True) if d[i, j] < GATE_MM}
-        else:
-            near = {}
-        for i, b in enumerate(tr.id):
-            b = str(b)
-            if b not in seen_by or seen_by[b] > end:
+        # the balls on the cloth at the shot's end, and those that left during the shot
+        # (pocketed: classic pyramid scores their numbers), each at its last frame
+        when = {str(b): end for b in truth.at_frame(end).id}
+        when.update({b: f for b, f in last_on.items() if prev_end < f < end})
+        for b, at in sorted(when.items()):
+            if b not in seen_by or seen_by[b] > at:
                 continue
-            got = str(pr.id[near[i]]) if i in near else ""
+            got = _id_at(truth, rows, b, at)
             k = 0 if got == b else (1 if got.isdigit() else 2)
             res["all"][k] += 1
-            if any(prev_end < f <= end for f in seen_frames[b]):
+            if any(prev_end < f <= at for f in seen_frames[b]):
                 res["in_shot"][k] += 1
             if k == 1:
                 misreads.append(f"shot {s.index}: {b}->{got}")
@@ -179,6 +180,20 @@ def score_numbers(base: Path, visible: dict[int, set[str]], rows) -> dict:
     return out
 
 
+def _id_at(truth, rows, ball: str, frame: int) -> str:
+    """The predicted id matched to truth ball ``ball`` in ``frame`` (Hungarian over that
+    frame's rows within ``GATE_MM``), "" when none."""
+    tr, pr = truth.at_frame(frame), rows.at_frame(frame)
+    if not len(tr) or not len(pr):
+        return ""
+    d = np.hypot(tr.x[:, None] - pr.x[None], tr.y[:, None] - pr.y[None])
+    ri, ci = linear_sum_assignment(np.where(d < GATE_MM, d, 1e6))
+    for i, j in zip(ri, ci, strict=True):
+        if str(tr.id[i]) == ball and d[i, j] < GATE_MM:
+            return str(pr.id[j])
+    return ""
+
+
 def numbers(clips_dir: Path, quick: bool) -> list[dict]:
     from synth.cli import make
 
@@ -188,9 +203,9 @@ def numbers(clips_dir: Path, quick: bool) -> list[dict]:
         if not (base.with_suffix(".mp4").is_file() and Path(f"{base}.truth.csv").is_file()):
             make(scen, seed, size, clips_dir, name, strokes=strokes)
         vis = number_visibility(scen, seed, size, strokes)
-        rows, renamed, secs = live_rows(base)
+        rows, renamed, secs, reads = live_rows(base)
         s = score_numbers(base, vis, rows)
-        s.update(clip=name, size=size, seconds=secs)
+        s.update(clip=name, size=size, seconds=secs, balls_read_per_frame=reads)
         ids = sorted({str(i) for i in renamed.id})
         s["ids_at_end_of_video"] = ids
         out.append(s)

@@ -42,7 +42,7 @@ FLOOR = np.log(0.02)
 """Lowest per-frame log-likelihood of a number (one bad look cannot veto a number)."""
 VIEW_RADII = 0.5
 """A new view starts after the ball has moved this many radii in the picture."""
-P_SURE = 0.97
+P_SURE = 0.9
 """Posterior a number needs before a track takes it."""
 MIN_VIEWS = 2
 """Readable views a track needs before it can take a number."""
@@ -60,6 +60,7 @@ class NumberReader:
         self.meta = meta
         self.patch = int(meta["input_shape"][-1])
         self.span = float(meta["span_radii"])
+        self.balls_read = 0  # patches read so far (each in four turns)
 
     @classmethod
     def load(cls, folder: str | Path | None = None, threads: int = 1) -> NumberReader:
@@ -107,6 +108,7 @@ class NumberReader:
         """Log-probabilities (N, 16) of the balls at ``centres_px`` (N, 2) video px with
         radii ``radii_px`` (N,) px in the BGR uint8 frame ``image_bgr``."""
         patches = extract_patches(image_bgr, centres_px, radii_px, self.patch, self.span)
+        self.balls_read += len(patches)
         return self.read_patches(patches, turns)
 
 
