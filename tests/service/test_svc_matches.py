@@ -8,9 +8,10 @@ from svc_helpers import AUTH, new_match, shot
 
 from contract.match import match_from_json
 
-pytestmark = pytest.mark.backends("sqlite", "postgres")  # the same routes on both databases
+BOTH = pytest.mark.backends("sqlite", "postgres")  # the stored values, on both databases
 
 
+@BOTH
 def test_create_and_read(client: TestClient) -> None:
     m = new_match(client, race_to=3, penalty="ball", breaker="B", target=71)
     assert (m["game"], m["race_to"], m["penalty"], m["breaker"], m["target"]) == (
@@ -77,6 +78,7 @@ def test_unknown_match_404(client: TestClient, path: str) -> None:
     assert r.status_code == 404 and r.json()["detail"] == "match 9 not found"
 
 
+@BOTH
 def test_shots_judged_and_paged(client: TestClient) -> None:
     mid = new_match(client)["id"]
     revs = []
@@ -101,6 +103,7 @@ def test_shots_judged_and_paged(client: TestClient) -> None:
     assert m.score == st["score"]
 
 
+@BOTH
 @pytest.mark.parametrize(
     ("change", "status", "detail"),
     [
@@ -141,6 +144,7 @@ def test_shot_to_unknown_match(client: TestClient) -> None:
     assert r.status_code == 404 and "match 42 not found" in r.json()["detail"]
 
 
+@BOTH
 def test_start_score(client: TestClient) -> None:
     mid = new_match(client, start_score={"A": 54, "B": 10}, target=60)["id"]
     assert client.get(f"/matches/{mid}/state").json()["score"] == {"A": 54, "B": 10}
@@ -161,6 +165,7 @@ def test_ids_out_of_range_are_422(client: TestClient, path: str) -> None:
     assert r.status_code == 422 and r.json()["detail"]
 
 
+@BOTH
 def test_concurrent_writers_keep_order(client: TestClient) -> None:
     """Shots and corrections from many threads at once: every shot stored once, indexes
     1..n, every correction audited."""
@@ -192,6 +197,7 @@ def test_concurrent_writers_keep_order(client: TestClient) -> None:
     assert st["shot_no"] == 9
 
 
+@BOTH
 def test_cache_eviction_reloads_from_the_database(
     client: TestClient, settings, monkeypatch
 ) -> None:

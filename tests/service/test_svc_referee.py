@@ -9,7 +9,7 @@ from svc_helpers import AUTH, new_match, shot, verdict
 
 WHO = {**AUTH, "X-Tablemon-User": "judge-1"}
 
-pytestmark = pytest.mark.backends("sqlite", "postgres")  # the same routes on both databases
+BOTH = pytest.mark.backends("sqlite", "postgres")  # the stored values, on both databases
 
 
 def _match_with_shots(c: TestClient, n: int = 2) -> int:
@@ -22,6 +22,7 @@ def _match_with_shots(c: TestClient, n: int = 2) -> int:
     return mid
 
 
+@BOTH
 def test_add_foul_is_audited_and_judged(client: TestClient) -> None:
     mid = _match_with_shots(client)
     before = client.get(f"/matches/{mid}/state").json()
@@ -40,6 +41,7 @@ def test_add_foul_is_audited_and_judged(client: TestClient) -> None:
     assert shots[1]["referee"]["fouls"] == ["foot"] and "referee" not in shots[0]
 
 
+@BOTH
 def test_remove_foul(client: TestClient) -> None:
     mid = _match_with_shots(client, 1)
     r = client.post(f"/matches/{mid}/referee/fouls/remove", json={"foul": "push"}, headers=AUTH)
@@ -51,6 +53,7 @@ def test_remove_foul(client: TestClient) -> None:
     assert r.status_code == 200 and "push" not in r.json()["last_verdict"]["fouls"]
 
 
+@BOTH
 @pytest.mark.parametrize(
     ("replacement", "score", "turn"),
     [
@@ -97,6 +100,7 @@ def test_restore_voids_the_shot(client: TestClient) -> None:
     assert st["score"] == start["score"] and st["on_table"] == start["on_table"]
 
 
+@BOTH
 def test_end_frame(client: TestClient) -> None:
     mid = _match_with_shots(client, 1)
     r = client.post(f"/matches/{mid}/referee/end-frame", json={"winner": "B"}, headers=AUTH)
@@ -105,6 +109,7 @@ def test_end_frame(client: TestClient) -> None:
     assert st["frames"]["B"] == 1 and st["frames"]["A"] == 0
 
 
+@BOTH
 def test_pending_call_goes_into_next_shot(client: TestClient) -> None:
     mid = new_match(client, game="pyramid-classic")["id"]
     r = client.post(
@@ -127,6 +132,7 @@ def test_pending_call_goes_into_next_shot(client: TestClient) -> None:
     assert client.get(f"/matches/{mid}/shots").json()["shots"][0]["referee"]["call"]["ball"] == "w3"
 
 
+@BOTH
 def test_choice_and_lag(client: TestClient) -> None:
     mid = new_match(client, breaker="lag")["id"]
     r = client.post(f"/matches/{mid}/referee/lag", json={"winner": "B"}, headers=AUTH)
