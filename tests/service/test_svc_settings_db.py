@@ -3,6 +3,8 @@ transactions, frozen values, the dialect differences (ids, types, NUL)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -165,3 +167,23 @@ def test_gc_freeze_after_start(tmp_path: Path, freeze: bool) -> None:
         frozen = gc.get_freeze_count()
     gc.unfreeze()
     assert (frozen > 10_000) is freeze
+
+
+def test_two_processes_migrate_at_once(db_target: str) -> None:
+    """Services starting together on a fresh database migrate one after the other (SQLite:
+    BEGIN IMMEDIATE; PostgreSQL: an advisory lock), neither fails, nothing twice."""
+    code = (
+        "import sys; from service.db import Database, MIGRATIONS; "
+        "db = Database(sys.argv[1]); assert db.version == len(MIGRATIONS); db.close()"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, db_target], cwd=root, stderr=subprocess.PIPE)
+        for _ in range(3)
+    ]
+    errs = [p.communicate(timeout=60)[1].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errs
+    db = Database(db_target)
+    db.add_match(None, {"n": 1})
+    assert [m.id for m in db.matches()] == [1] and db.version == len(MIGRATIONS)
+    db.close()
