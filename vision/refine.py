@@ -79,14 +79,17 @@ def _refine_one(
         return (ay - centre[1]) ** 2 + (ax - centre[0]) ** 2
 
     for _ in range(iters):
-        w = np.where((dist2(c) <= (1.3 * r) ** 2) & cell(c), wgt, 0.0)
+        near = dist2(c) <= (1.3 * r) ** 2
+        w = np.where(near & cell(c) if len(nb) else near, wgt, 0.0)
         sw = float(w.sum())
         if sw < 1e-6:
             break
         c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
     d2 = dist2(c)
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
-    ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2) & cell(c)
+    ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
+    if len(nb):
+        ann &= cell(c)
     ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
     core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
     bgr = _median_rows(roi[core]) if core.any() else np.zeros(3)

@@ -32,14 +32,19 @@ class BlobFit:
 def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, float]:
     """(xor area + overlap area, unexplained fraction of the blob) of disks vs the mask."""
     h, w = mask.shape
-    gy, gx = np.mgrid[0:h, 0:w]
-    cover = np.zeros((h, w), np.int16)
-    for c in centres:
-        cover += ((gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r).astype(np.int16)
+    gx, gy = np.arange(w)[None, :], np.arange(h)[:, None]  # broadcast, no grids
     m = mask > 0
-    union = cover > 0
+    if len(centres) == 1:  # most blobs: one disk, no overlap
+        c = centres[0]
+        union = (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r
+        overlap = 0
+    else:
+        cover = np.zeros((h, w), np.int16)
+        for c in centres:
+            cover += (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r
+        union = cover > 0
+        overlap = np.count_nonzero(cover > 1)
     xor = np.count_nonzero(m ^ union)
-    overlap = np.count_nonzero(cover > 1)
     unexplained = np.count_nonzero(m & ~union) / max(1, np.count_nonzero(m))
     return float(xor + overlap), float(unexplained)
 
