@@ -238,6 +238,7 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     s = doc["samples"]
     first, last = s[1] if len(s) > 2 else s[0], s[-1]
     span = max(1, last[0] - first[0])
+    mid = s[len(s) // 2]  # the second half: past the warm-up of the allocator
     fps = doc["frames"] / max(doc["cpu_s"], 1e-9)
     return {
         "frames_asked": frames,
@@ -250,6 +251,7 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
         "rss_last_mib": last[2],
         "rss_peak_mib": doc["peak_rss_mib"],
         "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / span,
+        "rss_slope_second_half": (last[2] - mid[2]) * 1000.0 / max(1, last[0] - mid[0]),
         "samples": s,
     }
 
@@ -328,5 +330,6 @@ def _print(r: dict) -> None:
             f"{mem['video_minutes']:.1f} min of video, {mem['rows']} rows, "
             f"{mem['cpu_fps']:.1f} fps by CPU): RSS {mem['rss_first_mib']:.0f} -> "
             f"{mem['rss_last_mib']:.0f} MiB, peak {mem['rss_peak_mib']:.0f} MiB, slope "
-            f"{mem['rss_slope_mib_per_1000_frames']:.2f} MiB per 1000 frames"
+            f"{mem['rss_slope_mib_per_1000_frames']:.2f} MiB per 1000 frames "
+            f"({mem['rss_slope_second_half']:.2f} over the second half)"
         )
