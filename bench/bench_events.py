@@ -313,9 +313,10 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
             "extra": [explain(m, series, rep.ids, table) for m in ev.extra if _listed(m)],
         }
     total = combine(reports)
+    sizes = " and ".join(sorted({c["size"] + "p" for c in per_clip.values()}, reverse=True))
     print(
-        f"\n== events through rendered video: {len(reports)} generated clips "
-        "(1080p and 720p, players occluding; exact calibration)"
+        f"\n== events through rendered video: {len(reports)} generated clips ({sizes}, "
+        "players occluding; exact calibration)"
     )
     print(total.table())
     observable = sum_types("contact (observable)", obs)
