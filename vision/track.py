@@ -58,7 +58,7 @@ class TrackerConfig:
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
     pocket_drop_balls: float = 0.25  # past a mouth line by this many radii a ball has dropped
     reads_per_frame: int = 16  # number patches read at most per frame (white pyramid balls)
-    min_read_radius_px: float = 10.0  # smaller balls' numbers are not read
+    min_read_radius_px: float = 11.5  # smaller balls' numbers are not read (720p: too unsure)
 
 
 @dataclass

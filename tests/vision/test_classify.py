@@ -296,3 +296,30 @@ def test_assign_numbers(looks: dict, taken: set, expect: dict) -> None:
             v.add(_look(n), np.array([50.0 * k, 0.0]), 15.0)  # a new view each look
         votes[key] = v
     assert assign_numbers(votes, taken) == expect
+
+
+@pytest.mark.parametrize(
+    "p, frames, expect",
+    [
+        (0.95, 3, {1: 8}),  # one face, read sure: a ball at rest can be read
+        (0.85, 3, {}),  # one face, fairly sure only: wait for another view
+        (0.6, 30, {}),  # one face many frames: still one look
+    ],
+)
+def test_one_sure_view_reads_a_ball_at_rest(p: float, frames: int, expect: dict) -> None:
+    from vision.numbers import NumberVote, assign_numbers
+
+    v = NumberVote()
+    for _ in range(frames):
+        v.add(_look(8, p), np.array([200.0, 100.0]), 15.0)
+    assert assign_numbers({1: v}, set()) == expect
+
+
+def test_two_sure_single_views_of_one_number_give_it_once() -> None:
+    from vision.numbers import NumberVote, assign_numbers
+
+    votes = {}
+    for key, p in ((1, 0.95), (2, 0.97)):
+        votes[key] = NumberVote()
+        votes[key].add(_look(8, p), np.array([0.0, 0.0]), 15.0)
+    assert assign_numbers(votes, set()) == {2: 8}
