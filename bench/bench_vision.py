@@ -98,7 +98,7 @@ MEMORY = "import sys\nfrom bench.bench_vision import memory_child\nmemory_child(
 SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
 MEMORY_FRAMES = 54000  # 30 minutes at 30 fps
 MEMORY_BUDGET_S = 420.0  # ... or as many frames as fit in this many seconds
-RSS_EVERY = 1000  # frames between RSS samples
+RSS_EVERY = 1000  # frames between RSS samples (fewer on a short loop)
 
 
 def _child(code: str, args: list[str]) -> tuple[float, list[str]]:
@@ -186,10 +186,9 @@ def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
     }
 
 
-def memory_child(base: str, frames: str, budget_s: str, out: str) -> None:
+def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) -> None:
     """In a child process: track ``base``.mp4 looped for ``frames`` frames (or until
-    ``budget_s`` seconds passed), sampling RSS every :data:`RSS_EVERY` frames; JSON to
-    ``out``."""
+    ``budget_s`` seconds passed), sampling RSS every ``every`` frames; JSON to ``out``."""
     from vision.capture import LoopedSource
     from vision.replay import track_video
 
@@ -207,7 +206,7 @@ def memory_child(base: str, frames: str, budget_s: str, out: str) -> None:
     class Sampled(LoopedSource):
         def __iter__(self):
             for f in super().__iter__():
-                if f.index % RSS_EVERY == 0:
+                if f.index % int(every) == 0:
                     samples.append((f.index, time.process_time() - c0, rss_mib()))
                     if time.perf_counter() - t0 > float(budget_s):
                         return
@@ -233,7 +232,8 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     first and last samples, the peak, and the slope per 1000 frames after the first
     sample (a flat pipeline grows only with the rows it keeps)."""
     out = tmp / "memory.json"
-    _child(MEMORY, [str(base), str(frames), str(budget_s), str(out)])
+    every = max(100, min(RSS_EVERY, frames // 12))  # a dozen samples at least
+    _child(MEMORY, [str(base), str(frames), str(budget_s), str(out), str(every)])
     doc = json.loads(out.read_text())
     s = doc["samples"]
     first, last = s[1] if len(s) > 2 else s[0], s[-1]
