@@ -10,6 +10,12 @@ set of disks explains are *actors* (arms, cues, bodies) and reported as boxes.
 Centres are refined at full resolution in small windows (foreground-weighted
 centroid inside the ball's Voronoi cell), classified by colour, and mapped to
 table mm at the ball centre's height (parallax-corrected by the calibration).
+
+Work that a frame does not need is skipped (the replay's speed): a frame whose table
+picture matches the first frame after the last change (work px, above compression noise)
+and follows a few calm ones answers with the last detections; otherwise only tiles that
+changed are thresholded again, blobs seen before keep their split, and balls standing
+still keep their centre, measured again every few frames and averaged.
 """
 
 from __future__ import annotations
