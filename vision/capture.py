@@ -6,6 +6,9 @@ Two ways to read:
 * :class:`LiveReader` (live): a reader thread keeps only the newest frame so a slow
   pipeline never blocks the camera; frames it overwrote are counted in ``dropped``.
 
+:class:`Detections` (what the detector found in one frame) lives here beside
+:class:`Frame`, the value types the stages pass on (``vision.detect`` re-exports it).
+
 ``Frame.t`` is seconds from the first frame: the stream's own timestamps where the
 backend gives them (monotonic), otherwise ``index / fps``. Images are BGR ``uint8``
 in the recorded (distorted) pixels of the video.
@@ -40,6 +43,62 @@ class Frame:
     def size(self) -> tuple[int, int]:
         """(width, height) in pixels."""
         return int(self.image.shape[1]), int(self.image.shape[0])
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Balls (and skittles) found in one frame, as a struct of arrays.
+
+    ``uv`` video px (recorded), ``xy`` table mm of the centre's vertical projection,
+    ``radius`` video px, ``cls`` class name, ``score`` 0..1 (disk coverage),
+    ``blurred`` True for a motion smear; ``actors`` (K,4) boxes in table mm
+    ``[xmin, ymin, xmax, ymax]`` of things that are not balls (arms, cues, bodies).
+    """
+
+    frame: int
+    t: float
+    uv: np.ndarray = field(repr=False)
+    xy: np.ndarray = field(repr=False)
+    radius: np.ndarray = field(repr=False)
+    cls: np.ndarray = field(repr=False)
+    score: np.ndarray = field(repr=False)
+    blurred: np.ndarray = field(repr=False)
+    actors: np.ndarray = field(repr=False)
+
+    def __len__(self) -> int:
+        return len(self.uv)
+
+    @classmethod
+    def empty(cls, frame: int = 0, t: float = 0.0) -> Detections:
+        z = np.zeros((0, 2))
+        return cls(
+            frame,
+            t,
+            z,
+            z,
+            np.zeros(0),
+            np.zeros(0, object),
+            np.zeros(0),
+            np.zeros(0, bool),
+            np.zeros((0, 4)),
+        )
+
+    @classmethod
+    def from_xy(cls, frame: int, t: float, xy, classes, actors=None) -> Detections:
+        """Detections given directly in table mm (tests, other detectors)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        n = len(xy)
+        return cls(
+            frame,
+            t,
+            np.full((n, 2), np.nan),
+            xy,
+            np.zeros(n),
+            np.asarray(list(classes), object),
+            np.ones(n),
+            np.zeros(n, bool),
+            np.zeros((0, 4)) if actors is None else np.asarray(actors, float).reshape(-1, 4),
+        )
 
 
 def _parse_source(source: str | int | Path) -> str | int:

@@ -20,75 +20,19 @@ still keep their centre, measured again every few frames and averaged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from contract.calib import Calibration
 from contract.tables import TableSpec
-from vision.capture import Frame
+from vision.capture import Detections, Frame
 from vision.colour import basic_colour, game_class, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
 from vision.skittles import find_skittles
 from vision.split import BlobFit, components, fit_blob, isolated
-
-
-@dataclass(frozen=True)
-class Detections:
-    """Balls (and skittles) found in one frame, as a struct of arrays.
-
-    ``uv`` video px (recorded), ``xy`` table mm of the centre's vertical projection,
-    ``radius`` video px, ``cls`` class name, ``score`` 0..1 (disk coverage),
-    ``blurred`` True for a motion smear; ``actors`` (K,4) boxes in table mm
-    ``[xmin, ymin, xmax, ymax]`` of things that are not balls (arms, cues, bodies).
-    """
-
-    frame: int
-    t: float
-    uv: np.ndarray = field(repr=False)
-    xy: np.ndarray = field(repr=False)
-    radius: np.ndarray = field(repr=False)
-    cls: np.ndarray = field(repr=False)
-    score: np.ndarray = field(repr=False)
-    blurred: np.ndarray = field(repr=False)
-    actors: np.ndarray = field(repr=False)
-
-    def __len__(self) -> int:
-        return len(self.uv)
-
-    @classmethod
-    def empty(cls, frame: int = 0, t: float = 0.0) -> Detections:
-        z = np.zeros((0, 2))
-        return cls(
-            frame,
-            t,
-            z,
-            z,
-            np.zeros(0),
-            np.zeros(0, object),
-            np.zeros(0),
-            np.zeros(0, bool),
-            np.zeros((0, 4)),
-        )
-
-    @classmethod
-    def from_xy(cls, frame: int, t: float, xy, classes, actors=None) -> Detections:
-        """Detections given directly in table mm (tests, other detectors)."""
-        xy = np.asarray(xy, float).reshape(-1, 2)
-        n = len(xy)
-        return cls(
-            frame,
-            t,
-            np.full((n, 2), np.nan),
-            xy,
-            np.zeros(n),
-            np.asarray(list(classes), object),
-            np.ones(n),
-            np.zeros(n, bool),
-            np.zeros((0, 4)) if actors is None else np.asarray(actors, float).reshape(-1, 4),
-        )
 
 
 def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
