@@ -74,7 +74,7 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     return n, labels, stats, cents
 
 
-KMEANS_BALLS = 16  # blobs larger than a full pyramid rack (arms, bodies) cluster a subsample
+KMEANS_BALLS = 24  # blobs well beyond a full rack (arms, bodies) cluster a subsample
 KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
 
 
