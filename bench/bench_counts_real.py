@@ -50,7 +50,7 @@ def _states(label: dict) -> list[tuple[int, int, bool]]:
     """(frame, balls counted by a person, still moving) for every labelled state."""
     out = [(int(r["frame"]), int(r["balls"]), False) for r in label.get("rest_counts", [])]
     last = label.get("last_frame")
-    if last:
+    if last and last.get("balls") is not None:  # null: the person could not count them
         out.append((int(last["frame"]), int(last["balls"]), bool(last.get("moving", False))))
     return sorted(set(out))
 

@@ -29,7 +29,7 @@ from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame
 from vision.colour import basic_colour, game_class, is_ball_colour, plate_distance
-from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
+from vision.geometry import TableGeometry, ball_radius_px, mouth_lines, polygon_mask
 from vision.refine import refine_centres
 from vision.skittles import find_skittles
 from vision.split import BlobFit, components, fit_blob, isolated
@@ -51,6 +51,9 @@ TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 SETTLE_FRAMES = 6  # full detections after the last change before a still frame is reused
+MARKED_BALLS = ("pool", "snooker")  # table kinds whose balls carry small bright marks
+EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
+MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
 
 
 class Detector:
@@ -160,11 +163,7 @@ class Detector:
             gu, gv = np.meshgrid(u, v)
             plate[y0:y1] = _poly_basis(gu, gv) @ coef32
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
-        for p in self.table.pockets:  # pocket holes are not cloth
-            c = self.calib.table_to_pixel(np.array([p.centre]))[0]
-            r = ball_radius_px(self.calib, self.table, np.array([p.centre]))[0]
-            rr = r * (p.mouth_mm / 2 + 1.8 * self.table.ball_radius) / self.table.ball_radius
-            cv2.circle(core, (int(round(c[0])), int(round(c[1]))), int(rr), 0, -1)
+        self._cut_pocket_holes(core)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
         outside = ~core
         if len(images) > 1:  # per-pixel median of the frames, only where it is used
@@ -182,6 +181,29 @@ class Detector:
         d = plate_distance(work[0], self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
+
+    def _cut_pocket_holes(self, core: np.ndarray) -> None:
+        """Clear from ``core`` (uint8 mask, video px) the pocket holes: near each pocket,
+        the pixels past its mouth line (less :data:`MOUTH_MARGIN` ball radii, table mm at
+        the cloth). The cloth on the table side of a mouth keeps the smooth model, so a
+        ball resting near a pocket through the whole video is not taken for background."""
+        R = self.table.ball_radius
+        mouths = mouth_lines(self.table)
+        for p in self.table.pockets:
+            c = self.calib.table_to_pixel(np.array([p.centre]))[0]
+            r = ball_radius_px(self.calib, self.table, np.array([p.centre]))[0]
+            rr = r * (p.mouth_mm / 2 + 1.8 * R) / R
+            disk = np.zeros_like(core)
+            cv2.circle(disk, (int(round(c[0])), int(round(c[1]))), int(rr), 255, -1)
+            dist = np.linalg.norm(mouths[:, :2] - np.asarray(p.centre), axis=1)
+            if not len(dist) or dist.min() >= p.mouth_mm:
+                core[disk > 0] = 0
+                continue
+            m = mouths[np.argmin(dist)]
+            vv, uu = np.nonzero(disk & core)
+            xy = self.calib.pixel_to_table(np.c_[uu, vv].astype(float), height=0.0)
+            hole = (xy - m[:2]) @ m[2:] > -MOUTH_MARGIN * R
+            core[vv[hole], uu[hole]] = 0
 
     # ------------------------------------------------------------ detection
     def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -245,7 +267,11 @@ class Detector:
         d[Y0:Y1, X0:X1] = dd
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
-        local = cv2.dilate(dd, self._local_kernel)
+        # (on pool and snooker tables the strongest contrast of a ball's body: a white
+        # number circle or a highlight on a dark ball is thinner than the opening kernel,
+        # so the erosion drops it before the dilation)
+        body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
+        local = cv2.dilate(body, self._local_kernel)
         f = (dd > self.thr) & (dd >= LOCAL_FRACTION * local) & self._region_box[Y0:Y1, X0:X1]
         f = cv2.morphologyEx(f.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
         a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
@@ -285,6 +311,36 @@ class Detector:
         changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
         self._seen = (frame.image, self._ref, changed)
         return changed
+
+    def cloth_empty(self, xy: np.ndarray) -> np.ndarray:
+        """(N,) bool: True where a ball centred at ``xy`` (N,2 table mm) would cover
+        visibly empty cloth in the last frame examined: under :data:`EMPTY_SHARE` of the
+        work pixels of its disk differ from the cloth model by the threshold. A ball
+        hidden by an arm, a cue or a body is not on empty cloth; positions off the
+        examined picture are never empty (unknown)."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        out = np.zeros(len(xy), bool)
+        if self._held is None or not len(xy):
+            return out
+        d = self._held[1]
+        h, w = d.shape
+        s, (ox, oy) = self.scale, self._bbox[:2]
+        uv = self.calib.table_to_pixel(xy, height=self.table.ball_radius)
+        for k, (u, v) in enumerate((uv + 0.5) * s - 0.5):
+            if not (np.isfinite(u) and np.isfinite(v)):
+                continue
+            r = 0.8 * self.geo.radius_at(u, v) * s
+            cu, cv = u - ox, v - oy
+            x0, y0 = int(np.floor(cu - r)), int(np.floor(cv - r))
+            x1, y1 = int(np.ceil(cu + r)) + 1, int(np.ceil(cv + r)) + 1
+            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+                continue
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            disk = (xx - cu) ** 2 + (yy - cv) ** 2 <= r * r
+            if not disk.any() or not self._region_box[y0:y1, x0:x1][disk].all():
+                continue
+            out[k] = float(np.mean(d[y0:y1, x0:x1][disk] > self.thr)) < EMPTY_SHARE
+        return out
 
     def still(self, frame: Frame) -> bool:
         """True when nothing on the table moved: the picture matches the reference and at
@@ -345,9 +401,12 @@ class Detector:
     def _verified(
         self, img: np.ndarray, uv: np.ndarray, radii: np.ndarray, basic: list[str], keep: np.ndarray
     ) -> np.ndarray:
-        """Where a candidate's colour could be a hand's (skin, pink, orange, brown on a
-        pool or snooker table), the ONNX patch model (``vision.classify``) decides whether
-        it is a ball; elsewhere the classical stage stands. (N,) bool."""
+        """Where a candidate in ``keep`` has a colour that could be a hand's (skin, pink,
+        orange, brown on a pool or snooker table), the ONNX patch model
+        (``vision.classify``) decides whether it is a ball; elsewhere the classical stage
+        stands. The caller leaves out the disks of a blob split into several balls (a
+        rack: the neighbours in the patch mislead the model; a hand on balls makes the
+        whole blob an actor). (N,) bool."""
         out = np.ones(len(uv), bool)
         if self.table.kind not in ("pool", "snooker"):
             return out
@@ -462,7 +521,8 @@ class Detector:
         basic = [basic_colour(c) for c in bgr]
         cls = np.array([game_class(b, kind) for b in basic], object)
         keep &= np.array([is_ball_colour(c, kind) for c in basic], bool)
-        keep &= self._verified(frame.image, uv, radii, basic, keep)
+        lone = np.array([owner.count(k) == 1 for k in owner], bool)
+        keep &= self._verified(frame.image, uv, radii, basic, keep & lone)
         return Detections(
             frame.index,
             frame.t,

@@ -50,6 +50,27 @@ def polygon_mask(
     return mask
 
 
+def mouth_lines(table: TableSpec) -> np.ndarray:
+    """(Q, 4) per pocket a point of its mouth line (the middle of the cushion nose ends
+    beside it, table mm) and the line's outward unit normal (into the pocket)."""
+    out = []
+    for p in table.pockets:
+        corner = np.array([p.x, p.y], float)
+        ends = [
+            np.asarray(e, float)
+            for s in table.cushion_segments
+            for e in (s.a, s.b)
+            if np.hypot(*(np.asarray(e, float) - corner)) <= 0.75 * p.mouth_mm + 1e-6
+        ]
+        if len(ends) < 2:
+            continue
+        sx = -1.0 if p.x <= 0 else (1.0 if p.x >= table.L else 0.0)
+        sy = -1.0 if p.y <= 0 else 1.0
+        n = np.array([sx, sy]) / np.hypot(sx, sy)
+        out.append((*np.mean(ends, axis=0), *n))
+    return np.array(out, float).reshape(-1, 4)
+
+
 def ball_radius_px(calib: Calibration, table: TableSpec, xy_mm: np.ndarray) -> np.ndarray:
     """Expected image radius (video px) of a ball whose centre projects to ``xy_mm`` (N,2)."""
     xy = np.asarray(xy_mm, float).reshape(-1, 2)

@@ -50,7 +50,7 @@ def make_processor(
         # leave gaps instead of shifting every later frame number
         index = max(int(round(t * fps)), state["last"] + 1)
         state["last"] = index
-        rows = tracker.update(detector.detect(Frame(index, t, image)))
+        rows = tracker.update(detector.detect(Frame(index, t, image)), empty=detector.cloth_empty)
         positions = {
             str(rows.id[i]): (float(rows.x[i]), float(rows.y[i]), bool(rows.visible[i]))
             for i in range(len(rows))

@@ -220,7 +220,7 @@ def track_video(
             for frame in src:
                 if watch is not None:
                     det = watch.step(frame, det)
-                rows = tracker.update(det.detect(frame))
+                rows = tracker.update(det.detect(frame), empty=det.cloth_empty)
                 parts.append(rows)
                 if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
                     chunks.append(_concat(parts))

@@ -13,6 +13,7 @@ import numpy as np
 
 MAX_BALLS_PER_BLOB = 30
 SMEAR_SOLIDITY = 0.93
+UNEXPLAINED_EXTRA = 0.5  # blob pixels no disk covers cost this much more than other misfit
 MAX_PEAK_BALLS = 12  # blobs up to this many balls' area may hold balls joined to clutter
 
 
@@ -130,6 +131,7 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
         c = _kmeans(pts, k, n_est > KMEANS_BALLS)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
+        cost += UNEXPLAINED_EXTRA * unexplained * area  # ... but not a ball left out
         if best is None or cost < best[0]:
             best = (cost, c, unexplained)
     _, centres, unexplained = best

@@ -25,6 +25,7 @@ gives a whole video's rows with every numbered ball under its number from its fi
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,7 @@ from scipy.optimize import linear_sum_assignment
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.detect import Detections
+from vision.geometry import mouth_lines as _mouth_lines
 from vision.numbers import NumberVote, assign_numbers
 
 NAN = float("nan")
@@ -54,6 +56,7 @@ class TrackerConfig:
     coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
     coast_skittle_s: float = 30.0  # a skittle lies where it fell until it is stood up again
     mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
+    empty_frames: int = 3  # a predicted ball over visibly empty cloth this long is gone
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
     pocket_drop_balls: float = 0.25  # past a mouth line by this many radii a ball has dropped
@@ -77,6 +80,7 @@ class _Track:
     last_v: np.ndarray = field(default_factory=lambda: np.zeros(2))
     occluded: bool = False
     moving_run: int = 0  # consecutive measured frames at speed (not at rest)
+    empty_run: int = 0  # consecutive frames predicted onto visibly empty cloth
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
     numvote: NumberVote = field(default_factory=NumberVote)
@@ -197,9 +201,17 @@ class Tracker:
         return n >= 5 and tr.votes.most_common(1)[0][1] >= 0.8 * n
 
     # ------------------------------------------------------------ update
-    def update(self, det: Detections, image: np.ndarray | None = None) -> Tracks:
+    def update(
+        self,
+        det: Detections,
+        image: np.ndarray | None = None,
+        empty: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> Tracks:
         """Advance one frame with this frame's detections; return the rows it produced.
-        ``image`` (the frame, BGR uint8, video px) lets the tracker read ball numbers."""
+        ``image`` (the frame, BGR uint8, video px) lets the tracker read ball numbers.
+        ``empty`` (table mm (N,2) -> (N,) bool, e.g. :meth:`Detector.cloth_empty`) says
+        where this frame shows empty cloth: a ball predicted there for
+        ``empty_frames`` frames is not hidden but gone (lost)."""
         self._frame = det.frame
         self._frames_seen += 1
         dt = 1 / 30 if self._last_t is None else max(1e-3, det.t - self._last_t)
@@ -235,8 +247,12 @@ class Tracker:
             tr.moving_run = tr.moving_run + 1 if moving else 0
             tr.last_xy = det.xy[j].copy()
             tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
-            tr.occluded = False
+            tr.occluded, tr.empty_run = False, 0
             tr.votes[det.cls[j]] += 1
+        unseen = [tr for tr in live if id(tr) not in matched and tr.state == "active"]
+        bare = empty(np.array([tr.x[:2] for tr in unseen])) if empty and unseen else None
+        for k, tr in enumerate(unseen):
+            tr.empty_run = tr.empty_run + 1 if bare is not None and bare[k] else 0
         for tr in live:
             if id(tr) not in matched:
                 self._missed(tr, det)
@@ -307,7 +323,7 @@ class Tracker:
             limit = cfg.coast_moving_s
         if tr.cls == "skittle":  # skittles fall, they do not leave: a lost one is unseen
             limit = max(limit, cfg.coast_skittle_s)
-        if age_s > limit:
+        if age_s > limit or (tr.empty_run >= cfg.empty_frames and tr.cls != "skittle"):
             tr.state = "lost"
 
     def _coast_speed(self, tr: _Track) -> float:
@@ -440,24 +456,3 @@ class Tracker:
     def names(self) -> dict[str, str]:
         """Name -> state (active, lost, pocketed) of every confirmed ball."""
         return {t.name: t.state for t in self.tracks if t.name is not None}
-
-
-def _mouth_lines(table: TableSpec) -> np.ndarray:
-    """(Q, 4) per pocket a point of its mouth line (the middle of the cushion nose ends
-    beside it, table mm) and the line's outward unit normal (into the pocket)."""
-    out = []
-    for p in table.pockets:
-        corner = np.array([p.x, p.y], float)
-        ends = [
-            np.asarray(e, float)
-            for s in table.cushion_segments
-            for e in (s.a, s.b)
-            if np.hypot(*(np.asarray(e, float) - corner)) <= 0.75 * p.mouth_mm + 1e-6
-        ]
-        if len(ends) < 2:
-            continue
-        sx = -1.0 if p.x <= 0 else (1.0 if p.x >= table.L else 0.0)
-        sy = -1.0 if p.y <= 0 else 1.0
-        n = np.array([sx, sy]) / np.hypot(sx, sy)
-        out.append((*np.mean(ends, axis=0), *n))
-    return np.array(out, float).reshape(-1, 4)
