@@ -42,6 +42,7 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 LOCAL_FRACTION = 0.4
 STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stands still
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
+DOUBT_SCORE = 0.8  # pool/snooker: a sharp candidate covering less of its disk is verified
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
 AVERAGE_EVERY = 5  # a ball standing still is measured again every this many frames ...
@@ -54,6 +55,16 @@ SETTLE_FRAMES = 6  # full detections after the last change before a still frame 
 MARKED_BALLS = ("pool", "snooker")  # table kinds whose balls carry small bright marks
 EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
 MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
+
+
+def _majority(group: np.ndarray, ok: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """(N,) bool: per candidate, whether at least half of the candidates of its ``group``
+    that are ``among`` (N,) bool are ``ok``; True where none of its group is among."""
+    out = np.ones(len(group), bool)
+    for g in np.unique(group[among]):
+        members = group == g
+        out[members] = ok[members & among].mean() >= 0.5
+    return out
 
 
 class Detector:
@@ -399,18 +410,46 @@ class Detector:
         return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
 
     def _verified(
-        self, img: np.ndarray, uv: np.ndarray, radii: np.ndarray, basic: list[str], keep: np.ndarray
+        self,
+        img: np.ndarray,
+        uv: np.ndarray,
+        radii: np.ndarray,
+        basic: list[str],
+        keep: np.ndarray,
+        doubt: np.ndarray | None = None,
+        group: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Where a candidate in ``keep`` has a colour that could be a hand's (skin, pink,
-        orange, brown on a pool or snooker table), the ONNX patch model
-        (``vision.classify``) decides whether it is a ball; elsewhere the classical stage
-        stands. The caller leaves out the disks of a blob split into several balls (a
-        rack: the neighbours in the patch mislead the model; a hand on balls makes the
-        whole blob an actor). (N,) bool."""
+        """On a pool or snooker table the ONNX patch model (``vision.classify``) decides
+        whether a candidate in ``keep`` is a ball where its colour could be a hand's
+        (skin, pink, orange, brown) or ``doubt`` (N,) bool marks it (a sharp disk only
+        partly covered: a chalked cue tip); elsewhere the classical stage stands.
+        Candidates sharing a ``group`` (N,) id (the disks of one blob) are judged
+        together, every colour asked: all are balls when most are (a rack, where the
+        neighbours in a patch can mislead the model about one), none when most are not
+        (an arm or a cue split into ball-sized disks). (N,) bool."""
         out = np.ones(len(uv), bool)
         if self.table.kind not in ("pool", "snooker"):
             return out
+        group = np.arange(len(uv)) if group is None else np.asarray(group)
+        _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
+        crowd = counts[inverse] > 1
         ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
+        if doubt is not None:
+            ask |= keep & doubt
+        ask |= keep & crowd
+        if not ask.any():
+            return out
+        if self._classifier is None:
+            from vision.classify import BallClassifier
+
+            self._classifier = BallClassifier.load()
+        res = self._classifier.classify(img, uv[ask], radii[ask])
+        yes = np.ones(len(uv), bool)
+        yes[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
+        return np.where(crowd, _majority(group, yes, ask), yes)
+        ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
+        if doubt is not None:
+            ask |= keep & doubt
         if not ask.any():
             return out
         if self._classifier is None:
@@ -520,9 +559,13 @@ class Detector:
         kind = self.table.kind
         basic = [basic_colour(c) for c in bgr]
         cls = np.array([game_class(b, kind) for b in basic], object)
-        keep &= np.array([is_ball_colour(c, kind) for c in basic], bool)
-        lone = np.array([owner.count(k) == 1 for k in owner], bool)
-        keep &= self._verified(frame.image, uv, radii, basic, keep & lone)
+        colour_ok = np.array([is_ball_colour(c, kind) for c in basic], bool)
+        blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}
+        group = np.array([blob_ids[k] for k in owner], int)
+        # a blob split into disks that mostly have no ball's colour is a hand or an arm
+        keep &= colour_ok & _majority(group, colour_ok, np.ones(len(group), bool))
+        doubt = (score < DOUBT_SCORE) & ~b  # a sharp ball covers its whole disk
+        keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, group)
         return Detections(
             frame.index,
             frame.t,

@@ -131,7 +131,8 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
         c = _kmeans(pts, k, n_est > KMEANS_BALLS)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
-        cost += UNEXPLAINED_EXTRA * unexplained * area  # ... but not a ball left out
+        # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
+        cost += UNEXPLAINED_EXTRA * max(0.0, unexplained * area - 0.5 * ball_area)
         if best is None or cost < best[0]:
             best = (cost, c, unexplained)
     _, centres, unexplained = best

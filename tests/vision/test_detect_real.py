@@ -95,3 +95,23 @@ def test_a_ball_predicted_onto_empty_cloth_is_gone(bare, coasts):
     names = {str(i) for r in rows[25:] for i in r.id}
     assert ("red1" in names) == coasts
     assert "cue" in names  # the ball still seen keeps its rows
+
+
+@pytest.mark.parametrize(
+    "group, ok, among, expect",
+    [
+        # a rack of four where the model doubts one ball: all four stay
+        ([0, 0, 0, 0], [1, 1, 0, 1], [1, 1, 1, 1], [1, 1, 1, 1]),
+        # a hand split into disks, most without a ball's colour: none stays
+        ([0, 0, 0, 1], [1, 0, 0, 1], [1, 1, 1, 1], [0, 0, 0, 1]),
+        # a ball touching a hand: half and half keeps both (the colour test drops the hand)
+        ([2, 2], [1, 0], [1, 1], [1, 1]),
+        # candidates not asked do not vote; a group with none asked stands
+        ([0, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 0, 1]),
+    ],
+)
+def test_blob_disks_are_judged_together(group, ok, among, expect):
+    from vision.detect import _majority
+
+    got = _majority(np.array(group), np.array(ok, bool), np.array(among, bool))
+    assert got.tolist() == [bool(e) for e in expect]
