@@ -28,8 +28,9 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame
+from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, game_class, is_ball_colour, plate_distance
-from vision.geometry import TableGeometry, ball_radius_px, mouth_lines, polygon_mask
+from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
 from vision.skittles import find_skittles
 from vision.split import BlobFit, components, fit_blob, isolated
@@ -55,16 +56,6 @@ SETTLE_FRAMES = 6  # full detections after the last change before a still frame 
 MARKED_BALLS = ("pool", "snooker")  # table kinds whose balls carry small bright marks
 EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
 MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
-
-
-def _majority(group: np.ndarray, ok: np.ndarray, among: np.ndarray) -> np.ndarray:
-    """(N,) bool: per candidate, whether at least half of the candidates of its ``group``
-    that are ``among`` (N,) bool are ``ok``; True where none of its group is among."""
-    out = np.ones(len(group), bool)
-    for g in np.unique(group[among]):
-        members = group == g
-        out[members] = ok[members & among].mean() >= 0.5
-    return out
 
 
 class Detector:
@@ -174,7 +165,7 @@ class Detector:
             gu, gv = np.meshgrid(u, v)
             plate[y0:y1] = _poly_basis(gu, gv) @ coef32
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
-        self._cut_pocket_holes(core)
+        cut_pocket_holes(core, self.calib, self.table, MOUTH_MARGIN)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
         outside = ~core
         if len(images) > 1:  # per-pixel median of the frames, only where it is used
@@ -192,29 +183,6 @@ class Detector:
         d = plate_distance(work[0], self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
-
-    def _cut_pocket_holes(self, core: np.ndarray) -> None:
-        """Clear from ``core`` (uint8 mask, video px) the pocket holes: near each pocket,
-        the pixels past its mouth line (less :data:`MOUTH_MARGIN` ball radii, table mm at
-        the cloth). The cloth on the table side of a mouth keeps the smooth model, so a
-        ball resting near a pocket through the whole video is not taken for background."""
-        R = self.table.ball_radius
-        mouths = mouth_lines(self.table)
-        for p in self.table.pockets:
-            c = self.calib.table_to_pixel(np.array([p.centre]))[0]
-            r = ball_radius_px(self.calib, self.table, np.array([p.centre]))[0]
-            rr = r * (p.mouth_mm / 2 + 1.8 * R) / R
-            disk = np.zeros_like(core)
-            cv2.circle(disk, (int(round(c[0])), int(round(c[1]))), int(rr), 255, -1)
-            dist = np.linalg.norm(mouths[:, :2] - np.asarray(p.centre), axis=1)
-            if not len(dist) or dist.min() >= p.mouth_mm:
-                core[disk > 0] = 0
-                continue
-            m = mouths[np.argmin(dist)]
-            vv, uu = np.nonzero(disk & core)
-            xy = self.calib.pixel_to_table(np.c_[uu, vv].astype(float), height=0.0)
-            hole = (xy - m[:2]) @ m[2:] > -MOUTH_MARGIN * R
-            core[vv[hole], uu[hole]] = 0
 
     # ------------------------------------------------------------ detection
     def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -330,28 +298,13 @@ class Detector:
         hidden by an arm, a cue or a body is not on empty cloth; positions off the
         examined picture are never empty (unknown)."""
         xy = np.asarray(xy, float).reshape(-1, 2)
-        out = np.zeros(len(xy), bool)
         if self._held is None or not len(xy):
-            return out
-        d = self._held[1]
-        h, w = d.shape
+            return np.zeros(len(xy), bool)
         s, (ox, oy) = self.scale, self._bbox[:2]
-        uv = self.calib.table_to_pixel(xy, height=self.table.ball_radius)
-        for k, (u, v) in enumerate((uv + 0.5) * s - 0.5):
-            if not (np.isfinite(u) and np.isfinite(v)):
-                continue
-            r = 0.8 * self.geo.radius_at(u, v) * s
-            cu, cv = u - ox, v - oy
-            x0, y0 = int(np.floor(cu - r)), int(np.floor(cv - r))
-            x1, y1 = int(np.ceil(cu + r)) + 1, int(np.ceil(cv + r)) + 1
-            if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
-                continue
-            yy, xx = np.mgrid[y0:y1, x0:x1]
-            disk = (xx - cu) ** 2 + (yy - cv) ** 2 <= r * r
-            if not disk.any() or not self._region_box[y0:y1, x0:x1][disk].all():
-                continue
-            out[k] = float(np.mean(d[y0:y1, x0:x1][disk] > self.thr)) < EMPTY_SHARE
-        return out
+        uv = (self.calib.table_to_pixel(xy, height=self.table.ball_radius) + 0.5) * s - 0.5
+        r = np.array([0.8 * self.geo.radius_at(u, v) * s for u, v in np.nan_to_num(uv)])
+        inside = self._held[1] > self.thr
+        return empty_disks(inside, self._region_box, uv - [ox, oy], r, EMPTY_SHARE)
 
     def still(self, frame: Frame) -> bool:
         """True when nothing on the table moved: the picture matches the reference and at
@@ -446,7 +399,7 @@ class Detector:
         res = self._classifier.classify(img, uv[ask], radii[ask])
         yes = np.ones(len(uv), bool)
         yes[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
-        return np.where(crowd, _majority(group, yes, ask), yes)
+        return np.where(crowd, majority(group, yes, ask), yes)
         ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
         if doubt is not None:
             ask |= keep & doubt
@@ -563,7 +516,7 @@ class Detector:
         blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}
         group = np.array([blob_ids[k] for k in owner], int)
         # a blob split into disks that mostly have no ball's colour is a hand or an arm
-        keep &= colour_ok & _majority(group, colour_ok, np.ones(len(group), bool))
+        keep &= colour_ok & majority(group, colour_ok, np.ones(len(group), bool))
         doubt = (score < DOUBT_SCORE) & ~b  # a sharp ball covers its whole disk
         keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, group)
         return Detections(

@@ -10,6 +10,7 @@ from vision_scene import draw_scene, topdown_calib
 
 from contract.tables import load_table
 from vision.capture import Frame
+from vision.cloth import majority
 from vision.detect import Detections, Detector
 from vision.track import Tracker
 
@@ -111,7 +112,5 @@ def test_a_ball_predicted_onto_empty_cloth_is_gone(bare, coasts):
     ],
 )
 def test_blob_disks_are_judged_together(group, ok, among, expect):
-    from vision.detect import _majority
-
-    got = _majority(np.array(group), np.array(ok, bool), np.array(among, bool))
+    got = majority(np.array(group), np.array(ok, bool), np.array(among, bool))
     assert got.tolist() == [bool(e) for e in expect]
