@@ -45,6 +45,7 @@ STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stand
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 DOUBT_SCORE = 0.8  # pool/snooker: a sharp candidate covering less of its disk is verified
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
+VERIFIED = ("pool", "snooker", "carom")  # table kinds whose candidates the ONNX model checks
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
 AVERAGE_EVERY = 5  # a ball standing still is measured again every this many frames ...
 AVERAGE_MAX = 16  # ... until its centre is the mean of this many measurements
@@ -372,21 +373,23 @@ class Detector:
         doubt: np.ndarray | None = None,
         group: np.ndarray | None = None,
     ) -> np.ndarray:
-        """On a pool or snooker table the ONNX patch model (``vision.classify``) decides
-        whether a candidate in ``keep`` is a ball where its colour could be a hand's
-        (skin, pink, orange, brown) or ``doubt`` (N,) bool marks it (a sharp disk only
-        partly covered: a chalked cue tip); elsewhere the classical stage stands.
+        """On a pool, snooker or carom table the ONNX patch model (``vision.classify``)
+        decides whether a candidate in ``keep`` is a ball where ``doubt`` (N,) bool marks
+        it (a sharp disk only partly covered: a chalked cue tip) or, on pool and snooker,
+        where its colour could be a hand's (skin, pink, orange, brown); elsewhere the
+        classical stage stands.
         Candidates sharing a ``group`` (N,) id (the disks of one blob) are judged
         together, every colour asked: all are balls when most are (a rack, where the
         neighbours in a patch can mislead the model about one), none when most are not
         (an arm or a cue split into ball-sized disks). (N,) bool."""
         out = np.ones(len(uv), bool)
-        if self.table.kind not in ("pool", "snooker"):
+        if self.table.kind not in VERIFIED or not len(uv):
             return out
         group = np.arange(len(uv)) if group is None else np.asarray(group)
         _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
         crowd = counts[inverse] > 1
-        ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
+        hand = self.table.kind in ("pool", "snooker")  # balls of a hand's colours
+        ask = np.array([hand and b in AMBIGUOUS for b in basic], bool) & keep
         if doubt is not None:
             ask |= keep & doubt
         ask |= keep & crowd

@@ -51,12 +51,13 @@ class TrackerConfig:
     far_gate_balls: float = 6.0  # second pass (a break: five diameters in one frame)
     confirm_hits: int = 3  # detections needed to confirm a new ball
     confirm_window: int = 5  # ... within this many frames of its first detection
+    tentative_misses: int = 1  # ... missing in at most this many of them
     coast_moving_s: float = 0.5  # a moving ball lost in the open coasts this long
     coast_occluded_s: float = 30.0  # a ball hidden near an actor (arm, body) coasts this long
     coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
     coast_skittle_s: float = 30.0  # a skittle lies where it fell until it is stood up again
     mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
-    empty_frames: int = 3  # a predicted ball over visibly empty cloth this long is gone
+    empty_frames: int = 3  # a ball predicted onto empty cloth or another ball this long is gone
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
     pocket_drop_balls: float = 0.25  # past a mouth line by this many radii a ball has dropped
@@ -81,6 +82,7 @@ class _Track:
     occluded: bool = False
     moving_run: int = 0  # consecutive measured frames at speed (not at rest)
     empty_run: int = 0  # consecutive frames predicted onto visibly empty cloth
+    misses: int = 0  # frames missed while tentative
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
     numvote: NumberVote = field(default_factory=NumberVote)
@@ -251,8 +253,12 @@ class Tracker:
             tr.votes[det.cls[j]] += 1
         unseen = [tr for tr in live if id(tr) not in matched and tr.state == "active"]
         bare = empty(np.array([tr.x[:2] for tr in unseen])) if empty and unseen else None
+        seen = np.array([live[i].last_xy for i, _ in pairs]).reshape(-1, 2)
         for k, tr in enumerate(unseen):
-            tr.empty_run = tr.empty_run + 1 if bare is not None and bare[k] else 0
+            # two balls never overlap: a ball predicted onto one measured now is a ghost
+            covered = len(seen) and np.min(np.linalg.norm(seen - tr.x[:2], axis=1)) < 0.6 * D
+            gone = covered or (bare is not None and bare[k])
+            tr.empty_run = tr.empty_run + 1 if gone else 0
         for tr in live:
             if id(tr) not in matched:
                 self._missed(tr, det)
@@ -298,8 +304,13 @@ class Tracker:
         )
 
     def _missed(self, tr: _Track, det: Detections) -> None:
-        if tr.state == "tentative":
-            tr.state = "dropped"
+        if tr.state == "tentative":  # it may still gather its hits within the window ...
+            tr.misses += 1
+            late = det.frame - tr.first_frame >= self.cfg.confirm_window
+            # ... where a ball's centre can lie (not on or beyond a cushion's nose)
+            inside = self.table.on_surface(tr.x[0], tr.x[1], margin=0.5 * self.table.ball_radius)
+            if late or tr.misses > self.cfg.tentative_misses or not inside:
+                tr.state = "dropped"
             return
         cfg, D = self.cfg, self.table.ball_mm
         age_s = det.t - tr.last_t

@@ -114,3 +114,46 @@ def test_a_ball_predicted_onto_empty_cloth_is_gone(bare, coasts):
 def test_blob_disks_are_judged_together(group, ok, among, expect):
     got = majority(np.array(group), np.array(ok, bool), np.array(among, bool))
     assert got.tolist() == [bool(e) for e in expect]
+
+
+def _rows(tr: Tracker, frames: list[tuple[list, list]], empty=None) -> list:
+    out = []
+    for k, (xy, cls) in enumerate(frames):
+        det = Detections.from_xy(k, k / FPS, np.asarray(xy, float).reshape(-1, 2), cls)
+        out.append(tr.update(det, empty=empty))
+    out.append(tr.finish())
+    return [
+        (int(f), str(i), int(v))
+        for r in out
+        for f, i, v in zip(r.frame, r.id, r.visible, strict=True)
+    ]
+
+
+@pytest.mark.parametrize(
+    "seen, first_row",
+    [
+        ([0, 2, 3, 4, 5, 6], 0),  # missed once while new: confirmed, rows from frame 0
+        ([0, 1, 2, 3, 4, 5], 0),
+        ([0, 3, 4, 5, 6, 7], 3),  # missed twice: the first sighting is dropped
+    ],
+)
+def test_a_new_ball_missed_once_keeps_its_first_rows(seen, first_row):
+    t = load_table("pool-9ft")
+    frames = [([[700.0, 400.0]], ["red"]) if k in seen else ([], []) for k in range(8)]
+    rows = _rows(Tracker(t), frames)
+    assert rows and min(f for f, _, _ in rows) == first_row
+    assert all(v == (f in seen) for f, _, v in rows)
+
+
+@pytest.mark.parametrize("shift_balls, ids_late", [(0.02, 1), (1.5, 2)])
+def test_a_ball_predicted_onto_another_ball_is_gone(shift_balls, ids_late):
+    t = load_table("pool-9ft")
+    a = [1000.0, 500.0]
+    b = [1000.0 + shift_balls * t.ball_mm, 500.0]
+    # a ball long seen as red is seen as orange from frame 20: a new track takes the
+    # detections; the red one, predicted onto the orange ball, is a ghost (two balls
+    # never overlap), while a red ball hidden beside it stays
+    frames = [([a], ["red"])] * 20 + [([b], ["orange"])] * 20
+    rows = _rows(Tracker(t), frames)
+    late = {i for f, i, _ in rows if f >= 30}
+    assert len(late) == ids_late
