@@ -54,7 +54,7 @@ TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 SETTLE_FRAMES = 6  # full detections after the last change before a still frame is reused
-MARKED_BALLS = ("pool", "snooker")  # table kinds whose balls carry small bright marks
+MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
 EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
 MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
 
@@ -247,9 +247,9 @@ class Detector:
         d[Y0:Y1, X0:X1] = dd
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
-        # (on pool and snooker tables the strongest contrast of a ball's body: a white
-        # number circle or a highlight on a dark ball is thinner than the opening kernel,
-        # so the erosion drops it before the dilation)
+        # (on a pool table the strongest contrast of a ball's body: the white number
+        # circle on a dark ball is thinner than the opening kernel, so the erosion drops
+        # it before the dilation)
         body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
         local = cv2.dilate(body, self._local_kernel)
         f = (dd > self.thr) & (dd >= LOCAL_FRACTION * local) & self._region_box[Y0:Y1, X0:X1]
