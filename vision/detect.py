@@ -378,16 +378,18 @@ class Detector:
         it (a sharp disk only partly covered: a chalked cue tip) or, on pool and snooker,
         where its colour could be a hand's (skin, pink, orange, brown); elsewhere the
         classical stage stands.
-        Candidates sharing a ``group`` (N,) id (the disks of one blob) are judged
-        together, every colour asked: all are balls when most are (a rack, where the
-        neighbours in a patch can mislead the model about one), none when most are not
-        (an arm or a cue split into ball-sized disks). (N,) bool."""
+        Three or more candidates sharing a ``group`` (N,) id (the disks of one blob)
+        are judged together, every colour asked: all are balls when most are (a rack,
+        where the neighbours in a patch can mislead the model about one), none when most
+        are not (an arm or a cue split into ball-sized disks). Two are judged each on its
+        own (a struck ball smeared beside the cue tip: the model knows no smears).
+        (N,) bool."""
         out = np.ones(len(uv), bool)
         if self.table.kind not in VERIFIED or not len(uv):
             return out
         group = np.arange(len(uv)) if group is None else np.asarray(group)
         _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
-        crowd = counts[inverse] > 1
+        crowd = counts[inverse] > 2
         hand = self.table.kind in ("pool", "snooker")  # balls of a hand's colours
         ask = np.array([hand and b in AMBIGUOUS for b in basic], bool) & keep
         if doubt is not None:
