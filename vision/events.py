@@ -277,7 +277,7 @@ class EventFinder(EdgeEvents):
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi)
-        events = self._causal(events, cue)
+        events = _explained(self._causal(events, cue))
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
 
@@ -452,3 +452,16 @@ class EventFinder(EdgeEvents):
             f = m.first + i + (c - x0) / (x1 - x0)
             out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
         return out
+
+
+def _explained(events: list[Event]) -> list[Event]:
+    """Drop a ``ball_touched`` or ``early_strike`` whose ball is struck in a contact found
+    within 2 frames of it (a hard hit can set the ball's measured start a frame before
+    the contact's interpolated time): a ball set off by another ball was not touched."""
+    struck = [(e.frame, e.balls[1]) for e in events if e.type == EventType.CONTACT and e.balls]
+    return [
+        e
+        for e in events
+        if e.type not in (EventType.BALL_TOUCHED, EventType.EARLY_STRIKE)
+        or not any(b == e.ball and abs(f - e.frame) <= 2 for f, b in struck)
+    ]
