@@ -19,19 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.bench_events_real import FOOTAGE, track_real_clip
 from bench.label_tools import load_labels
-from calibration import calibrate_video
-from contract.errors import ContractError
-from contract.tables import TableSpec, load_table
+from contract.tables import TableSpec
 from contract.tracks import Tracks
-from vision.replay import track_video
-
-FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
-TABLES = {
-    "pool-9ball-overhead": "pool-9ft",
-    "pool-uk8ball-overhead": "pool-uk-7ft",
-    "carom-3cushion-overhead": "carom-3cushion",
-}
 
 
 def on_table(tracks: Tracks, frame: int, table: TableSpec) -> int:
@@ -63,15 +54,12 @@ def span_end(label: dict, frame: int) -> int:
 
 
 def _clip(name: str, label: dict, out_dir: Path) -> dict:
-    table = load_table(TABLES.get(name.split("/")[0], label["table"]))
-    video = FOOTAGE / name
-    try:
-        calib = calibrate_video(video, table)
-    except ContractError as e:
-        return {"error": str(e)}
     ann = out_dir / "annotated" / (name.replace("/", "-").rsplit(".", 1)[0] + ".mp4")
     ann.parent.mkdir(parents=True, exist_ok=True)
-    res = track_video(str(video), calib, table, annotated=str(ann))
+    tracked = track_real_clip(name, label, annotated=str(ann))
+    if isinstance(tracked, str):
+        return {"error": tracked}
+    table, res = tracked
     states = []
     for frame, truth, moving in _states(label):
         found = on_table(res.tracks, frame, table)

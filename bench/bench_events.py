@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,10 @@ from contract.match import Match
 from contract.tracks import Tracks
 from vision.series import Series, series_from_tracks
 from vision.shots import cut_tracks
+
+if TYPE_CHECKING:
+    from contract.tables import TableSpec
+    from vision.replay import ReplayResult
 
 SET = [
     ("pyramid-break", (0, 2, 3)),
@@ -147,27 +152,34 @@ def _score(kind: str, items: list, exact: list | None = None) -> dict:
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "videos"
 
 
+def _predicted(res: ReplayResult, truth: Match, table: TableSpec) -> Match:
+    """The replay's tracks cut into shots and events, as MATCH.json to score against
+    ``truth`` (same game and table; the replay's top-level events kept)."""
+    from contract.match import VideoInfo
+    from vision.shots import shots_from_tracks
+
+    pred = Match(
+        game=truth.game,
+        table=truth.table,
+        video=VideoInfo(fps=res.fps, frames=res.frames),
+        events=res.events,
+    )
+    return shots_from_tracks(pred, res.tracks, table)
+
+
 def _video(quick: bool) -> dict | None:
     """Events from the rendered fixture clips through the whole vision pipeline."""
     from calibration import calibrate_video
-    from contract.match import VideoInfo, read_match
+    from contract.match import read_match
     from contract.tables import load_table
     from vision.replay import track_video
-    from vision.shots import shots_from_tracks
 
     reports, per_clip = [], {}
     for mp4 in sorted(FIXTURES.glob("*.mp4")):
         truth = read_match(mp4.with_suffix(".truth.json"))
         table = load_table(truth.table)
         res = track_video(str(mp4), calibrate_video(mp4, table), table)
-        pred = Match(
-            game=truth.game,
-            table=truth.table,
-            video=VideoInfo(fps=res.fps, frames=res.frames),
-            events=res.events,
-        )
-        pred = shots_from_tracks(pred, res.tracks, table)
-        rep = score_match(pred, truth)
+        rep = score_match(_predicted(res, truth, table), truth)
         reports.append(rep)
         per_clip[mp4.stem] = rep.to_json()["events"]["overall"]["f1"]
     if not reports:
@@ -265,11 +277,10 @@ def explain(line: str, s: Series, ids, table) -> str:
 def synthetic_video(out_dir: Path, quick: bool) -> dict:
     """The issue's set through the whole vision pipeline (video -> tracks -> events)."""
     from contract.calib import read_calibration
-    from contract.match import VideoInfo, read_match
+    from contract.match import read_match
     from contract.tables import load_table
     from contract.tracks import read_tracks
     from vision.replay import track_video
-    from vision.shots import shots_from_tracks
 
     clips = out_dir / "events-clips"
     clips.mkdir(parents=True, exist_ok=True)
@@ -282,13 +293,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         t0 = time.perf_counter()
         res = track_video(str(base.with_suffix(".mp4")), calib, table)
         t_track = time.perf_counter() - t0
-        pred = Match(
-            game=truth.game,
-            table=truth.table,
-            video=VideoInfo(fps=res.fps, frames=res.frames),
-            events=res.events,
-        )
-        pred = shots_from_tracks(pred, res.tracks, table)
+        pred = _predicted(res, truth, table)
         rep = score_match(pred, truth)
         reports.append(rep)
         hidden = hidden_contacts(truth, read_tracks(f"{base}.truth.csv"), table.ball_radius)

@@ -15,8 +15,8 @@ from bench.label_tools import load_labels
 from calibration import calibrate_video
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo
-from contract.tables import load_table
-from vision.replay import track_video
+from contract.tables import TableSpec, load_table
+from vision.replay import ReplayResult, track_video
 from vision.shots import shots_from_tracks
 
 FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
@@ -40,14 +40,25 @@ def _match(found: list[int], truth: list[int]) -> int:
     return hits
 
 
-def _clip(name: str, label: dict, quick: bool) -> dict:
+def track_real_clip(
+    name: str, label: dict, annotated: str | None = None
+) -> tuple[TableSpec, ReplayResult] | str:
+    """Calibrate the footage clip ``name`` automatically and track it (``annotated``: an
+    annotated video to write); the contract error's line when it cannot be calibrated."""
     table = load_table(TABLES.get(name.split("/")[0], label["table"]))
     video = FOOTAGE / name
     try:
         calib = calibrate_video(video, table)
     except ContractError as e:
-        return {"error": str(e)}
-    res = track_video(str(video), calib, table)
+        return str(e)
+    return table, track_video(str(video), calib, table, annotated=annotated)
+
+
+def _clip(name: str, label: dict, quick: bool) -> dict:
+    tracked = track_real_clip(name, label)
+    if isinstance(tracked, str):
+        return {"error": tracked}
+    table, res = tracked
     match = Match(
         game="pyramid-free", table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames)
     )
