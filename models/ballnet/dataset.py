@@ -208,6 +208,30 @@ def _frame(
     return WorldFrame(index, index / 30, balls, sk, acts)
 
 
+def ball_view(
+    cam, pose: BallPose, R: float, mask: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """How ``cam`` sees a ball: its centre S (table mm, z up), centre uv and radius r
+    (recorded px), its motion smear over 1/120 s in radii, and the share of its
+    silhouette covered by ``mask`` (the players' layer, 255 where an actor is; None:
+    nothing covers it)."""
+    S = np.array([pose.x, pose.y, pose.z])
+    uv = cam.project(S[None])[0]
+    r = _radius_px(cam, S, R)
+    v = np.array([pose.vx, pose.vy, 0.0]) / 120
+    sm = cam.project(np.array([S - v, S + v]))
+    smear_r = float(np.linalg.norm(sm[1] - sm[0])) / r
+    covered = 0.0
+    if mask is not None:
+        h, w = mask.shape[:2]
+        ring = silhouette(cam, S, R, 12)
+        pts = np.vstack([uv, ring, 0.5 * (ring + uv)])
+        ix = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+        iy = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+        covered = float((mask[iy, ix] > 127).mean())
+    return S, uv, r, smear_r, covered
+
+
 def _radius_px(cam, xyz: np.ndarray, R: float) -> float:
     c = cam.project(xyz[None])[0]
     return float(np.linalg.norm(silhouette(cam, xyz, R, 8) - c, axis=1).mean())
@@ -287,20 +311,8 @@ def scene_patches(
         for bid, pose in fr.balls.items():
             if not vis.get(bid, False):
                 continue
-            S = np.array([pose.x, pose.y, pose.z])
-            uv = cam.project(S[None])[0]
-            r = _radius_px(cam, S, R)
+            S, uv, r, smear_r, covered = ball_view(cam, pose, R, mask)
             centres.append((uv, r))
-            v = np.array([pose.vx, pose.vy, 0.0]) / 120
-            sm = cam.project(np.array([S - v, S + v]))
-            smear_r = float(np.linalg.norm(sm[1] - sm[0])) / r
-            covered = 0.0
-            if mask is not None:
-                ring = silhouette(cam, S, R, 12)
-                pts = np.vstack([uv, ring, 0.5 * (ring + uv)])
-                ix = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-                iy = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
-                covered = float((mask[iy, ix] > 127).mean())
             info = infos[bid]
             num = number_label(info, pose, C, smear_r, covered, r)
             col = COLOURS.index(info.colour)

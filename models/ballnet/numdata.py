@@ -26,10 +26,9 @@ import cv2
 import numpy as np
 
 from contract.tables import load_table
-from models.ballnet.dataset import CLOTHS, _actors, _positions, _radius_px, crowd_set, facing_rot
+from models.ballnet.dataset import CLOTHS, _actors, _positions, ball_view, crowd_set, facing_rot
 from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
-from synth.render_balls import silhouette
 from synth.render_samples import random_rot
 from synth.world import BallPose, WorldFrame
 from vision.classify import extract_patches
@@ -91,19 +90,7 @@ def scene(seed: int, frames: int) -> dict[str, np.ndarray]:
         for bid, pose in balls.items():
             if not vis.get(bid, False):
                 continue
-            S = np.array([pose.x, pose.y, pose.z])
-            uv = cam.project(S[None])[0]
-            r = _radius_px(cam, S, R)
-            v3 = np.array([pose.vx, pose.vy, 0.0]) / 120
-            sm = cam.project(np.array([S - v3, S + v3]))
-            smear_r = float(np.linalg.norm(sm[1] - sm[0])) / r
-            covered = 0.0
-            if mask is not None:
-                ring = silhouette(cam, S, R, 12)
-                pts = np.vstack([uv, ring, 0.5 * (ring + uv)])
-                ix = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-                iy = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
-                covered = float((mask[iy, ix] > 127).mean())
+            S, uv, r, smear_r, covered = ball_view(cam, pose, R, mask)
             view = (C - S) / np.linalg.norm(C - S)
             num = label(infos[bid].number, pose.rot, view, smear_r, covered, r)
             if num < 0:

@@ -173,8 +173,11 @@ def train(train_d: dict[str, np.ndarray], epochs: int, seed: int = 0, threads: i
     return model.eval()
 
 
-def export(model: BallNet, path: Path, sample: np.ndarray) -> float:
-    """Write the ONNX file; return the largest |onnxruntime - torch| logit difference."""
+def export_onnx(
+    model: nn.Module, path: Path, sample: np.ndarray, outputs: tuple[str, ...]
+) -> float:
+    """Write ``model`` (input ``patch``, the named ``outputs``, batch axis dynamic) as ONNX;
+    return the largest |onnxruntime - torch| logit difference over ``sample`` patches."""
     import onnxruntime as ort
 
     x = torch.from_numpy(to_input(sample))
@@ -184,15 +187,21 @@ def export(model: BallNet, path: Path, sample: np.ndarray) -> float:
         str(path),
         opset_version=17,
         input_names=["patch"],
-        output_names=["kind", "colour", "number"],
-        dynamic_axes={n: {0: "n"} for n in ("patch", "kind", "colour", "number")},
+        output_names=list(outputs),
+        dynamic_axes={n: {0: "n"} for n in ("patch", *outputs)},
         dynamo=False,
     )
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     got = sess.run(None, {"patch": x.numpy()})
     with torch.no_grad():
         ref = model(x)
+    ref = ref if isinstance(ref, tuple | list) else (ref,)
     return max(float(np.abs(a - b.numpy()).max()) for a, b in zip(got, ref, strict=True))
+
+
+def export(model: BallNet, path: Path, sample: np.ndarray) -> float:
+    """Write BallNet's ONNX file; return the largest |onnxruntime - torch| difference."""
+    return export_onnx(model, path, sample, ("kind", "colour", "number"))
 
 
 def main() -> None:

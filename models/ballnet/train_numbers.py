@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.ballnet.train import augment, block
+from models.ballnet.train import augment, block, export_onnx
 from vision.classify import file_sha256, to_input
 from vision.numbers import NUM_PATCH, NUM_SPAN
 
@@ -130,25 +130,9 @@ def scores(lg: np.ndarray, d: dict[str, np.ndarray]) -> dict:
 
 
 def export(model: NumNet, path: Path, sample: np.ndarray) -> float:
-    """Write the ONNX file; return the largest |onnxruntime - torch| logit difference."""
-    import onnxruntime as ort
-
-    x = torch.from_numpy(to_input(sample))
-    torch.onnx.export(
-        model,
-        (x[:1],),
-        str(path),
-        opset_version=17,
-        input_names=["patch"],
-        output_names=["number"],
-        dynamic_axes={n: {0: "n"} for n in ("patch", "number")},
-        dynamo=False,
-    )
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    got = sess.run(None, {"patch": x.numpy()})[0]
-    with torch.no_grad():
-        ref = model(x).numpy()
-    return float(np.abs(got - ref).max())
+    """Write the number reader's ONNX file; return the largest |onnxruntime - torch|
+    logit difference."""
+    return export_onnx(model, path, sample, ("number",))
 
 
 def main() -> None:
