@@ -40,6 +40,7 @@ import argparse
 import math
 from dataclasses import replace
 from multiprocessing import Pool
+from typing import get_args
 
 import cv2
 import numpy as np
@@ -50,23 +51,11 @@ from synth.render import Renderer, jpeg_round_trip
 from synth.render_balls import silhouette
 from synth.render_samples import random_rot
 from synth.render_scene import rail_height
-from synth.world import Actor, BallInfo, BallPose, SkittlePose, WorldFrame
+from synth.world import Actor, BallColour, BallInfo, BallPose, SkittlePose, WorldFrame
 from vision.classify import extract_patches
 
 KINDS = ("ball", "skittle", "other")
-COLOURS = (
-    "white",
-    "yellow",
-    "red",
-    "black",
-    "blue",
-    "green",
-    "pink",
-    "brown",
-    "orange",
-    "purple",
-    "maroon",
-)
+COLOURS: tuple[str, ...] = get_args(BallColour)  # the model's colour classes, in this order
 READABLE, UNREADABLE = 0.85, 0.6
 MIN_READ_R_PX, SURE_SMALL_R_PX = 12.5, 11.5
 """A number is readable on a ball at least 12.5 px in radius (the renderer's glyph is then
