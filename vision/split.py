@@ -75,7 +75,8 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     return n, labels, stats, cents
 
 
-KMEANS_BALLS = 24  # blobs well beyond a full rack (arms, bodies) cluster a subsample
+KMEANS_BALLS = 16  # blobs larger than a full rack (arms, bodies) cluster a subsample,
+KMEANS_RACK = 24  # ... unless compact and under this: a rack measured large (halo, shadow)
 KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
 
 
@@ -124,11 +125,13 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
         _, unexplained = _disk_cost(mask, c, r)
         if unexplained <= 0.12:
             return BlobFit(c, residual=unexplained)
+    rack_like = n_est <= KMEANS_RACK and major <= 2.0 * minor
+    coarse = n_est > KMEANS_BALLS and not rack_like
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     best: tuple[float, np.ndarray, float] | None = None
     for k in range(lo, hi + 1):
-        c = _kmeans(pts, k, n_est > KMEANS_BALLS)
+        c = _kmeans(pts, k, coarse)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
         # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
