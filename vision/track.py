@@ -67,9 +67,15 @@ class TrackerConfig:
 
 @dataclass
 class _Track:
+    """One ball's filter and bookkeeping. The state ``x`` is [x, y, vx, vy] (table mm,
+    mm/s); both axes move independently with the same noise, so the 4x4 covariance is two
+    equal 2x2 blocks ``[[pa, pb], [pb, pc]]`` (mm², mm²/s, mm²/s²), kept as three numbers."""
+
     tid: int
     x: np.ndarray  # [x, y, vx, vy] mm, mm/s
-    P: np.ndarray
+    pa: float  # position variance, mm²
+    pb: float  # position-velocity covariance, mm²/s
+    pc: float  # velocity variance, mm²/s²
     first_frame: int
     last_seen: int
     last_t: float = 0.0
@@ -86,10 +92,32 @@ class _Track:
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
     numvote: NumberVote = field(default_factory=NumberVote)
+    _cls: tuple[str, bool] | None = None  # (class, sure) cached from ``votes``
+
+    def vote(self, cls: str) -> None:
+        """Count one more detection of colour class ``cls``."""
+        self.votes[cls] += 1
+        self._cls = None
+
+    def _tally(self) -> tuple[str, bool]:
+        if self._cls is None:
+            v = self.votes
+            if not v:
+                self._cls = ("white", False)
+            else:  # the first class with the most votes (as Counter.most_common(1))
+                best = max(v, key=v.__getitem__)
+                n = sum(v.values())
+                self._cls = (best, n >= 5 and v[best] >= 0.8 * n)
+        return self._cls
 
     @property
     def cls(self) -> str:
-        return self.votes.most_common(1)[0][0] if self.votes else "white"
+        return self._tally()[0]
+
+    @property
+    def sure(self) -> bool:
+        """True when the colour class is settled (many votes, a clear majority)."""
+        return self._tally()[1]
 
     @property
     def label(self) -> str | None:
@@ -115,31 +143,54 @@ class Tracker:
         self._mouths = _mouth_lines(table)
 
     # ------------------------------------------------------------ kalman
-    def _predict(self, tr: _Track, dt: float) -> None:
-        F = np.eye(4)
-        F[0, 2] = F[1, 3] = dt
+    def _predict(self, live: list[_Track], dt: float) -> None:
+        """Constant-velocity prediction of every live track over ``dt`` seconds, as one
+        batch (white acceleration noise ``accel_mm_s2``); a coasting track (not seen last
+        frame) slows down, and one believed at rest stays where it was last seen."""
+        if not live:
+            return
+        X = np.array([t.x for t in live], float)  # (N, 4)
+        P = np.array([(t.pa, t.pb, t.pc) for t in live], float)  # (N, 3)
         q = self.cfg.accel_mm_s2**2
-        G = np.array([[dt * dt / 2, 0], [0, dt * dt / 2], [dt, 0], [0, dt]])
-        tr.x = F @ tr.x
-        tr.P = F @ tr.P @ F.T + G @ G.T * q
-        if tr.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
-            tr.x[2:] *= 0.7
-            if self._coast_speed(tr) < self.cfg.rest_speed_mm_s:
-                tr.x[:2], tr.x[2:] = tr.last_xy, 0.0  # a hidden ball at rest stays where it was
+        X[:, :2] += dt * X[:, 2:]
+        a, b, c = P[:, 0], P[:, 1], P[:, 2]
+        pa = a + 2 * dt * b + dt * dt * c + q * dt**4 / 4
+        pb = b + dt * c + q * dt**3 / 2
+        pc = c + q * dt * dt
+        for k, (t, na, nb, nc) in enumerate(
+            zip(live, pa.tolist(), pb.tolist(), pc.tolist(), strict=True)
+        ):
+            t.x, t.pa, t.pb, t.pc = X[k], na, nb, nc
+            if t.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
+                t.x[2:] *= 0.7
+                if self._coast_speed(t) < self.cfg.rest_speed_mm_s:
+                    t.x[:2], t.x[2:] = t.last_xy, 0.0  # a hidden ball at rest stays where it was
 
-    def _correct(self, tr: _Track, z: np.ndarray, sigma: float) -> None:
-        Hm = np.zeros((2, 4))
-        Hm[0, 0] = Hm[1, 1] = 1.0
-        S = Hm @ tr.P @ Hm.T + np.eye(2) * sigma**2
-        K = tr.P @ Hm.T @ np.linalg.inv(S)
-        tr.x = tr.x + K @ (z - Hm @ tr.x)
-        tr.P = (np.eye(4) - K @ Hm) @ tr.P
+    def _correct(self, tracks: list[_Track], z: np.ndarray, sigma: np.ndarray) -> None:
+        """Kalman update of ``tracks`` with their measurements ``z`` (N,2 mm) of standard
+        deviation ``sigma`` (N,) mm, as one batch."""
+        if not tracks:
+            return
+        X = np.array([t.x for t in tracks], float)
+        P = np.array([(t.pa, t.pb, t.pc) for t in tracks], float)
+        a, b, c = P[:, 0], P[:, 1], P[:, 2]
+        s = a + np.asarray(sigma, float) ** 2
+        k1, k2 = a / s, b / s  # gains on position and velocity
+        e = np.asarray(z, float) - X[:, :2]  # innovation, mm
+        X[:, :2] += k1[:, None] * e
+        X[:, 2:] += k2[:, None] * e
+        pa, pb, pc = (1 - k1) * a, (1 - k1) * b, c - k2 * b
+        for k, (t, na, nb, nc) in enumerate(
+            zip(tracks, pa.tolist(), pb.tolist(), pc.tolist(), strict=True)
+        ):
+            t.x, t.pa, t.pb, t.pc = X[k], na, nb, nc
 
     def _new_track(self, z: np.ndarray, cls: str, frame: int, t: float) -> _Track:
-        P = np.diag([4.0, 4.0, 4000.0**2, 4000.0**2])
-        tr = _Track(self._next_tid, np.r_[z, 0.0, 0.0], P, frame, frame, t, last_xy=z.copy())
+        z = np.array(z, float)
+        tr = _Track(self._next_tid, np.r_[z, 0.0, 0.0], 4.0, 0.0, 4000.0**2, frame, frame, t)
+        tr.last_xy = z.copy()
         self._next_tid += 1
-        tr.votes[cls] += 1
+        tr.vote(cls)
         return tr
 
     # ------------------------------------------------------------ names
@@ -180,27 +231,23 @@ class Tracker:
         if not tracks or len(cols) == 0:
             return []
         pred = np.array([t.x[:2] for t in tracks])
-        d = np.linalg.norm(pred[:, None, :] - det.xy[cols][None, :, :], axis=2)
+        xy = det.xy[cols]
+        d = np.linalg.norm(pred[:, None, :] - xy[None, :, :], axis=2)
         if from_last:
             last = np.array([t.last_xy for t in tracks])
-            d = np.minimum(d, np.linalg.norm(last[:, None, :] - det.xy[cols][None], axis=2))
-        mismatch = np.array([[t.cls != det.cls[c] for c in cols] for t in tracks])
+            d = np.minimum(d, np.linalg.norm(last[:, None, :] - xy[None], axis=2))
+        tcls = np.array([t.cls for t in tracks], object)
+        mismatch = tcls[:, None] != np.asarray(det.cls, object)[cols][None, :]
         cost = d + mismatch * 0.4 * self.table.ball_mm
         # a ball whose colour is well known never takes a sharp detection of another colour
-        sure = np.array([self._sure(t) for t in tracks])[:, None] & ~det.blurred[cols][None, :]
+        sure = np.array([t.sure for t in tracks], bool)[:, None] & ~det.blurred[cols][None, :]
         cost[mismatch & sure] = np.inf
         if same_class:
             cost[mismatch] = np.inf
         cost[d > gate] = np.inf
         big = 1e9
         r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, big))
-        return [(i, int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
-
-    @staticmethod
-    def _sure(tr: _Track) -> bool:
-        """True when the track's colour class is settled (many votes, a clear majority)."""
-        n = sum(tr.votes.values())
-        return n >= 5 and tr.votes.most_common(1)[0][1] >= 0.8 * n
+        return [(int(i), int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
 
     # ------------------------------------------------------------ update
     def update(
@@ -219,8 +266,7 @@ class Tracker:
         dt = 1 / 30 if self._last_t is None else max(1e-3, det.t - self._last_t)
         self._last_t = det.t
         live = [t for t in self.tracks if t.state in ("tentative", "active")]
-        for tr in live:
-            self._predict(tr, dt)
+        self._predict(live, dt)
         D = self.table.ball_mm
         cols = np.arange(len(det))
         pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
@@ -236,13 +282,15 @@ class Tracker:
             [live[i] for i in rest_t], det, rest_d, self.cfg.far_gate_balls * D, True, True
         )
         pairs += [(rest_t[i], j) for i, j in far]
+        used_d |= {j for _, j in far}
         rows: list[tuple] = []
         matched = {}
-        for i, j in pairs:
-            tr = live[i]
+        got = [live[i] for i, _ in pairs]
+        js = np.array([j for _, j in pairs], int)
+        sigma = np.where(det.blurred[js], self.cfg.blur_meas_mm, self.cfg.meas_mm)
+        self._correct(got, det.xy[js], sigma)
+        for tr, j in zip(got, js.tolist(), strict=True):
             matched[id(tr)] = j
-            sigma = self.cfg.blur_meas_mm if det.blurred[j] else self.cfg.meas_mm
-            self._correct(tr, det.xy[j], sigma)
             tr.last_v = tr.x[2:].copy()
             step = float(np.linalg.norm(det.xy[j] - tr.last_xy)) / dt  # measured, mm/s
             moving = tr.last_seen == det.frame - 1 and step >= self.cfg.rest_speed_mm_s
@@ -250,29 +298,34 @@ class Tracker:
             tr.last_xy = det.xy[j].copy()
             tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
             tr.occluded, tr.empty_run = False, 0
-            tr.votes[det.cls[j]] += 1
+            tr.vote(det.cls[j])
         unseen = [tr for tr in live if id(tr) not in matched and tr.state == "active"]
         bare = empty(np.array([tr.x[:2] for tr in unseen])) if empty and unseen else None
-        seen = np.array([live[i].last_xy for i, _ in pairs]).reshape(-1, 2)
+        seen = np.array([tr.last_xy for tr in got]).reshape(-1, 2)
         for k, tr in enumerate(unseen):
             # two balls never overlap: a ball predicted onto one measured now is a ghost
             covered = len(seen) and np.min(np.linalg.norm(seen - tr.x[:2], axis=1)) < 0.6 * D
             gone = covered or (bare is not None and bare[k])
             tr.empty_run = tr.empty_run + 1 if gone else 0
+        sunk = self._in_pockets(  # matched balls now inside a pocket or sinking into one
+            np.array([t.last_xy for t in got]).reshape(-1, 2),
+            np.array([t.x[2:] for t in got]).reshape(-1, 2),
+        )
+        sunk_ids = {id(t) for t, s in zip(got, sunk.tolist(), strict=True) if s}
         for tr in live:
             if id(tr) not in matched:
                 self._missed(tr, det)
-            elif self._in_pocket(tr.last_xy, tr.x[2:]):
+            elif id(tr) in sunk_ids:
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
-        for j in cols:
-            if self._in_pocket(det.xy[j]):
-                continue
-            if j not in used_d and j not in {jj for _, jj in far}:
-                self.tracks.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
-                matched[id(self.tracks[-1])] = j
+        new: list[_Track] = []
+        for j in np.nonzero(~self._in_pockets(det.xy))[0].tolist():
+            if j not in used_d:
+                new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
+                matched[id(new[-1])] = j
+        self.tracks += new
         if image is not None and self.table.kind == "pyramid":
             self._read_numbers(image, det, matched)
-        for tr in self.tracks:
+        for tr in live + new:  # in the order of self.tracks (names are given in it)
             if tr.state not in ("tentative", "active"):
                 continue
             j = matched.get(id(tr))
@@ -346,25 +399,28 @@ class Tracker:
             return 0.0
         return float(np.linalg.norm(tr.last_v))
 
-    def _in_pocket(self, xy: np.ndarray, v: np.ndarray | None = None) -> bool:
-        """True when a centre (mm) is inside a pocket's drop circle (contract tables.Pocket),
-        or past a pocket's mouth line (between the cushion nose ends) by
-        ``pocket_drop_balls`` radii, or past it at all while moving on into the pocket
-        (``v`` mm/s): a ball sinking into the pocket is no longer on the table."""
-        if not len(self._pockets):
-            return False
-        d2 = ((self._pockets[:, :2] - xy) ** 2).sum(axis=1)
-        if np.any(d2 < self._pockets[:, 2] ** 2):
-            return True
+    def _in_pockets(self, xy: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
+        """(N,) bool: True where a centre ``xy`` (N,2 mm) is inside a pocket's drop circle
+        (contract tables.Pocket), or past a pocket's mouth line (between the cushion nose
+        ends) by ``pocket_drop_balls`` radii, or past it at all while moving on into the
+        pocket (``v`` (N,2) mm/s): a ball sinking into the pocket is no longer on the
+        table. One distance test over all centres and pockets."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        if not len(self._pockets) or not len(xy):
+            return np.zeros(len(xy), bool)
+        d2 = ((xy[:, None, :] - self._pockets[None, :, :2]) ** 2).sum(axis=2)  # (N, pockets)
+        out = (d2 < self._pockets[None, :, 2] ** 2).any(axis=1)
         if not len(self._mouths):
-            return False
-        depth = ((xy - self._mouths[:, :2]) * self._mouths[:, 2:]).sum(axis=1)  # mm past
-        if np.any(depth > self.cfg.pocket_drop_balls * self.table.ball_radius):
-            return True
-        if v is None or float(np.linalg.norm(v)) < self.cfg.rest_speed_mm_s:
-            return False
-        into = (self._mouths[:, 2:] @ v) > 0
-        return bool(np.any((depth > 0) & into))
+            return out
+        m = self._mouths
+        depth = ((xy[:, None, :] - m[None, :, :2]) * m[None, :, 2:]).sum(axis=2)  # mm past
+        out |= (depth > self.cfg.pocket_drop_balls * self.table.ball_radius).any(axis=1)
+        if v is None:
+            return out
+        v = np.asarray(v, float).reshape(-1, 2)
+        moving = np.linalg.norm(v, axis=1) >= self.cfg.rest_speed_mm_s
+        into = (v[:, None, :] * m[None, :, 2:]).sum(axis=2) > 0
+        return out | (moving & ((depth > 0) & into).any(axis=1))
 
     def _into_pocket(self, tr: _Track, speed: float) -> bool:
         reach = self.cfg.pocket_reach_balls * self.table.ball_mm
@@ -392,6 +448,7 @@ class Tracker:
                 key=lambda t: (-t.last_seen, float(np.linalg.norm(t.last_xy - tr.x[:2]))),
             )
             tr.name, tr.tid, tr.votes = old.name, old.tid, old.votes + tr.votes
+            tr._cls = None
             tr.number, tr.numvote = old.number, old.numvote
             old.state = "dropped"
         else:
