@@ -72,12 +72,25 @@ def start_time(xy: np.ndarray, rest: np.ndarray, f1: int, last: int) -> tuple[fl
     return float(np.clip(t0, f1 - 1.0, f1)), v
 
 
-def stop_time(xy: np.ndarray, first: int, last: int, rest: np.ndarray, eps: float) -> float:
+def stop_time(
+    xy: np.ndarray,
+    first: int,
+    last: int,
+    rest: np.ndarray,
+    eps: float,
+    floor: float = 0.0,
+    decel: float | None = None,
+) -> float:
     """Fractional frame at which the ball came to rest at ``rest``.
 
     Rolling to a stop at a nearly constant deceleration leaves ``d(t) = k (t_stop - t)^2``
     to go, so ``sqrt(d)`` falls on a straight line that reaches zero at the stop; a
-    least-squares line through the last samples well above the noise finds it.
+    least-squares line through the last samples well above the noise (and ``floor`` mm:
+    a tracker that smooths its positions lags behind a ball that is stopping) finds it.
+    With the rolling deceleration ``decel`` (mm/frame^2, measured over the whole video:
+    :func:`rolling_decel`) only the stop is fitted, each sample saying ``t + sqrt(2 d /
+    decel)`` and the median of them taken (a noisy tracker's last samples, whose errors
+    would bend a fitted slope, weigh no more than the others).
     Falls back to the frame after the last sample farther than ``eps`` from rest.
     """
     p = xy[first : last + 1]
@@ -87,17 +100,38 @@ def stop_time(xy: np.ndarray, first: int, last: int, rest: np.ndarray, eps: floa
         return float(first)
     i_far = int(far[-1])
     fallback = float(first + i_far) + 1.0
-    use = np.nonzero(d[: i_far + 1] > 2.5 * eps)[0]
+    # the last approach only (after a cushion or a ball sent it back, d rose), samples
+    # well above the noise and a tracker's lag at the stop, weighted by sqrt(d) (the
+    # error of sqrt(d) shrinks as d grows)
+    rising = np.nonzero(np.diff(d[: i_far + 1]) > max(1.5, 2.0 * eps))[0]
+    after = int(rising[-1]) + 1 if len(rising) else 0
+    use = np.nonzero(d[: i_far + 1] > max(2.5 * eps, floor))[0]
+    use = use[(use >= after) & (use >= use[-1] - 20)][-16:] if len(use) else use
     if len(use) < 3:
         return fallback
-    use = use[use >= use[-1] - 15][-12:]
-    if len(use) < 3:
-        return fallback
-    b, a = np.polyfit(use.astype(float), np.sqrt(d[use]), 1)
+    if decel is not None and decel > 0:
+        t0 = float(np.median(use + np.sqrt(2.0 * d[use] / decel)))
+        return float(first) + float(np.clip(t0, float(use[-1]), float(i_far) + 15.0))
+    b, a = np.polyfit(use.astype(float), np.sqrt(d[use]), 1, w=np.sqrt(d[use]))
     if b >= -1e-9:
         return fallback
-    t0 = -a / b
-    return float(first) + float(np.clip(t0, float(use[-1]), float(i_far) + 15.0))
+    t0 = float(np.clip(-a / b, float(use[-1]), float(i_far) + 15.0))
+    return float(first) + t0
+
+
+def rolling_decel(xy: np.ndarray, lo: float = 1.5, hi: float = 8.0) -> float | None:
+    """The rolling deceleration (mm/frame^2) of the balls of a video, ``xy`` (B, F, 2) mm:
+    the median loss of speed over four frames where a ball rolls slowly (``lo`` to ``hi``
+    mm/frame, speeds over four frames each side: a slow ball rolls, it no longer slides).
+    None with fewer than 20 such samples."""
+    if xy.shape[1] < 9:
+        return None
+    sp = np.linalg.norm(xy[:, 4:] - xy[:, :-4], axis=2) / 4.0
+    a = (sp[:, :-4] - sp[:, 4:]) / 4.0
+    mid = sp[:, 2:-2]
+    with np.errstate(invalid="ignore"):
+        ok = (mid > lo) & (mid < hi) & (np.abs(a) < 2.0)
+    return float(np.median(a[ok])) if ok.sum() >= 20 else None
 
 
 def find_kinks(xy: np.ndarray, first: int, last: int, abs_thr: float, rel_thr: float) -> list[Kink]:
@@ -148,8 +182,11 @@ def movements(
     eps: float,
     abs_thr: float,
     rel_thr: float,
+    stop_floor: float = 0.0,
+    decel: float | None = None,
 ) -> list[Movement]:
-    """Split one ball's frames into runs of motion (``moving`` (F,) bool mask)."""
+    """Split one ball's frames into runs of motion (``moving`` (F,) bool mask);
+    ``stop_floor`` (mm), ``decel`` (mm/frame^2): see :func:`stop_time`."""
     out: list[Movement] = []
     valid = _valid(xy)
     n = len(xy)
@@ -186,7 +223,7 @@ def movements(
             stop_f, stop_at, ve = float(g), xy[g], np.zeros(2)
         else:
             rest1 = np.median(xy[after], axis=0)
-            stop_f = stop_time(xy, f, g + len(after), rest1, eps)
+            stop_f = stop_time(xy, f, g + len(after), rest1, eps, stop_floor, decel)
             stop_at, ve = rest1, np.zeros(2)
         kinks = find_kinks(xy, f, g if gone else min(n - 1, g + 1), abs_thr, rel_thr)
         hidden = visible[f : g + 1].mean() < 0.5

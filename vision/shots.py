@@ -18,7 +18,7 @@ from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.events import EventFinder
-from vision.motion import Movement, movements, rolls_away
+from vision.motion import Movement, movements, rolling_decel, rolls_away
 from vision.series import (
     Series,
     despike,
@@ -30,6 +30,10 @@ from vision.series import (
     series_from_tracks,
     unswap,
 )
+
+# a tracker's lag behind a stopping ball grows with its noise: distances to the rest
+# position below this many noise sigmas are left out of the stop fit (at 720p ~3 mm)
+STOP_LAG_SIGMAS = 20.0
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
 def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Movement]:
     mask = moving_mask(series.xy, s.move_mm) & series.present()
     skittles = set(table.skittle_spots) if table.kind == "carom" else set()
+    balls = [b for b, i in enumerate(series.ids) if i not in skittles]
+    decel = rolling_decel(series.xy[balls]) if balls else None
     out: list[Movement] = []
     for b, ident in enumerate(series.ids):
         if ident in skittles:
@@ -89,6 +95,8 @@ def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Mo
             eps=s.rest_mm,
             abs_thr=s.kink_abs_mm,
             rel_thr=s.kink_rel,
+            stop_floor=STOP_LAG_SIGMAS * s.sigma_mm,
+            decel=decel,
         )
     return sorted((m for m in out if _real(m, series, s)), key=lambda m: m.start_f)
 

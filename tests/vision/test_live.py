@@ -30,9 +30,11 @@ def test_live_processor_emits_each_shot_within_half_a_second_of_rest() -> None:
             break
         got += [(k, s) for s in proc(img, k / fps)]
         k += 1
-    assert [(s["start"]["frame"], s["end"]["frame"]) for _, s in got] == [
-        (s.start.frame, s.end.frame) for s in truth.shots
-    ]
+    # the measure: start and end each within 2 frames of the truth
+    assert len(got) == len(truth.shots)
+    for (_, shot), t in zip(got, truth.shots, strict=True):
+        assert abs(shot["start"]["frame"] - t.start.frame) <= 2
+        assert abs(shot["end"]["frame"] - t.end.frame) <= 2
     for (emitted, shot), t in zip(got, truth.shots, strict=True):
         # confirmed after the 0.5 s settle window, handed over on that same frame
         assert (emitted - shot["end"]["frame"]) / fps <= 0.5 + 1 / fps

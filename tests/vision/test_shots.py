@@ -170,3 +170,42 @@ def test_the_video_ending_while_balls_roll_is_no_pocket_and_no_off_table() -> No
     cut = cut_tracks(_rows({"yellow": path}), T, FPS)
     kinds = [e.type for s in cut.shots for e in s.events]
     assert kinds == [EventType.STRIKE]
+
+
+def _braking(t_stop: float, a: float, n: int, x0: float = 1000.0) -> np.ndarray:
+    """A ball rolling along x that stops at fractional frame ``t_stop`` under a constant
+    deceleration ``a`` (mm/frame^2): distance still to go ``a/2 (t_stop - t)^2``."""
+    t = np.arange(n, dtype=float)
+    togo = 0.5 * a * np.clip(t_stop - t, 0.0, None) ** 2
+    return np.c_[x0 - togo, np.full(n, 500.0)]
+
+
+@pytest.mark.parametrize(
+    ("noise_mm", "lag", "decel_known"),
+    [
+        (0.0, 0, True),  # exact positions
+        (0.0, 0, False),  # exact, deceleration fitted per ball
+        (0.5, 0, True),  # a 720p tracker's noise on a moving ball
+        (0.5, 1, True),  # and a one-frame lag of its last samples (smoothing)
+    ],
+)
+def test_stop_time_within_a_frame_of_the_true_stop(noise_mm, lag, decel_known) -> None:
+    from vision.motion import stop_time
+
+    rng = np.random.default_rng(3)
+    t_stop, a = 40.3, 0.19
+    xy = _braking(t_stop, a, 60)
+    xy[:, 0] += rng.normal(0.0, noise_mm, 60) * (np.arange(60) < t_stop)
+    if lag:  # a smoothing tracker: each sample halfway to the one before
+        xy[1:41] = 0.5 * (xy[1:41] + xy[0:40])
+    rest = xy[-1]
+    got = stop_time(xy, 0, 50, rest, 0.6, floor=20 * 0.15, decel=a if decel_known else None)
+    assert abs(got - t_stop) <= 1.0
+
+
+def test_rolling_decel_is_measured_from_slow_rolling_balls() -> None:
+    from vision.motion import rolling_decel
+
+    balls = np.stack([_braking(40.0 + k, 0.19, 60, 500.0 + 100 * k) for k in range(3)])
+    assert rolling_decel(balls) == pytest.approx(0.19, abs=0.01)
+    assert rolling_decel(balls[:, :8]) is None  # too few frames to tell
