@@ -64,8 +64,11 @@ def empty_disks(
 def majority(group: np.ndarray, ok: np.ndarray, among: np.ndarray) -> np.ndarray:
     """(N,) bool: per candidate, whether at least half of the candidates of its ``group``
     that are ``among`` (N,) bool are ``ok``; True where none of its group is among."""
-    out = np.ones(len(group), bool)
-    for g in np.unique(group[among]):
-        members = group == g
-        out[members] = ok[members & among].mean() >= 0.5
-    return out
+    group, ok, among = np.asarray(group), np.asarray(ok, bool), np.asarray(among, bool)
+    if not len(group):
+        return np.ones(0, bool)
+    _, g = np.unique(group, return_inverse=True)
+    asked = np.bincount(g, weights=among.astype(float))
+    yes = np.bincount(g, weights=(ok & among).astype(float))
+    share = np.divide(yes, asked, out=np.ones_like(yes), where=asked > 0)
+    return share[g] >= 0.5

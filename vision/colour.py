@@ -28,6 +28,12 @@ def basic_colour(bgr: np.ndarray) -> str:
     return _basic_colour(int(px[0]), int(px[1]), int(px[2]))
 
 
+def basic_colours(bgr: np.ndarray) -> list[str]:
+    """:func:`basic_colour` of each row of ``bgr`` (N,3, uint8 range)."""
+    px = np.clip(np.asarray(bgr, float).reshape(-1, 3), 0, 255).astype(np.uint8)
+    return [_basic_colour(b, g, r) for b, g, r in px.tolist()]
+
+
 @lru_cache(maxsize=4096)
 def _basic_colour(b: int, g: int, r: int) -> str:
     px = np.array([[[b, g, r]]], np.uint8)

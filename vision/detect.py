@@ -29,7 +29,7 @@ from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
-from vision.colour import basic_colour, game_class, is_ball_colour, plate_distance
+from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
 from vision.skittles import find_skittles
@@ -332,17 +332,19 @@ class Detector:
         n, labels, stats, cents = components(fg)
         ox, oy = self._bbox[:2]
         s = self.scale
-        centres: list[np.ndarray] = []
+        centres: list[np.ndarray] = []  # (K,2) video px per blob of balls
         blurred: list[float] = []  # smear length / width; 0: a sharp ball
         owner: list[tuple] = []  # blob key of each centre
         actors: list[np.ndarray] = []
         cache: dict[tuple, BlobFit] = {}
-        for i in range(1, n):
-            bx, by, w, h, area = (int(a) for a in stats[i])
+        # expected ball radius (work px) at each blob's centroid; smaller blobs are noise
+        r_all = self.geo.radii_at(cents[:, 0] + ox, cents[:, 1] + oy) * s
+        big = stats[:, 4] >= 0.35 * np.pi * r_all * r_all
+        rows, radii = stats.tolist(), r_all.tolist()
+        for i in np.nonzero(big[1:])[0] + 1:
+            bx, by, w, h, area = rows[i]
             x, y = bx + ox, by + oy
-            r = self.geo.radius_at(cents[i][0] + ox, cents[i][1] + oy) * s
-            if area < 0.35 * np.pi * r * r:
-                continue
+            r = radii[i]
             key = (x, y, w, h, area)
             fit = self._cache.get(key)
             if fit is None:
@@ -354,12 +356,12 @@ class Detector:
                 mm = self.calib.pixel_to_table(box_px, height=0.0)
                 actors.append(np.r_[mm.min(axis=0), mm.max(axis=0)])
                 continue
-            for c in fit.centres:
-                centres.append((c + [x, y] + 0.5) / s - 0.5)
-                blurred.append(fit.stretch if fit.smear else 0.0)
-                owner.append(key)
+            k = len(fit.centres)
+            centres.append((fit.centres + [x, y] + 0.5) / s - 0.5)
+            blurred += [fit.stretch if fit.smear else 0.0] * k
+            owner += [key] * k
         self._cache = cache
-        uv0 = np.asarray(centres, float).reshape(-1, 2)
+        uv0 = np.concatenate(centres).reshape(-1, 2) if centres else np.zeros((0, 2))
         dets = self._pack(frame, d, uv0, blurred, owner, actors)
         return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
 
@@ -458,7 +460,8 @@ class Detector:
             return Detections(
                 frame.index, frame.t, e.uv, e.xy, e.radius, e.cls, e.score, e.blurred, act
             )
-        radii = np.array([self.geo.radius_at(*((c + 0.5) * self.scale - 0.5)) for c in uv0])
+        w = (uv0 + 0.5) * self.scale - 0.5
+        radii = self.geo.radii_at(w[:, 0], w[:, 1])
         # balls standing still: same blob, same pixels -> keep the last refined values
         n = len(uv0)
         uv, score, ring, bgr = uv0.copy(), np.zeros(n), np.zeros(n), np.zeros((n, 3))
@@ -466,10 +469,12 @@ class Detector:
         static: dict[tuple, tuple] = {}
         ox, oy = self._bbox[:2]
         again: dict[tuple, tuple] = {}  # still blobs measured again: key -> (entry, balls)
-        for key in set(owner):
+        members: dict[tuple, list[int]] = {}  # blob key -> its balls
+        for k, key in enumerate(owner):
+            members.setdefault(key, []).append(k)
+        for key, idx in members.items():
             x, y, w, h, _ = key
             patch = d[y - oy : y - oy + h, x - ox : x - ox + w]
-            idx = [k for k in range(n) if owner[k] == key]
             old = self._static.get(key)
             if old is not None and float(np.mean(np.abs(patch - old[0]))) < STATIC_DIFF:
                 for k, vals in zip(idx, old[1], strict=True):
@@ -515,7 +520,7 @@ class Detector:
             cloth = self.plate_full[v, u]
             bgr[k] = np.clip(cloth + (bgr[k] - cloth) * stretch[k], 0, 255)
         kind = self.table.kind
-        basic = [basic_colour(c) for c in bgr]
+        basic = basic_colours(bgr)
         cls = np.array([game_class(b, kind) for b in basic], object)
         colour_ok = np.array([is_ball_colour(c, kind) for c in basic], bool)
         blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}

@@ -128,3 +128,11 @@ class TableGeometry:
         return float(
             self.radius_map[min(h - 1, max(0, int(v_work))), min(w - 1, max(0, int(u_work)))]
         )
+
+    def radii_at(self, u_work: np.ndarray, v_work: np.ndarray) -> np.ndarray:
+        """Expected ball radii in video px (float64) at work-image positions (arrays of
+        equal shape; finite): :meth:`radius_at` for many positions at once."""
+        h, w = self.radius_map.shape
+        v = np.clip(np.trunc(np.asarray(v_work, float)), 0, h - 1).astype(np.intp)
+        u = np.clip(np.trunc(np.asarray(u_work, float)), 0, w - 1).astype(np.intp)
+        return self.radius_map[v, u].astype(float)
