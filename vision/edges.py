@@ -1,7 +1,8 @@
 """Events at the table's edge, for :class:`vision.events.EventFinder`: cushion bounces
 (the V of a ball's distance to a cushion nose, and a kink against a pocket's jaw just
 before the ball drops), and a ball leaving the surface (pocket, dated where its centre
-crossed the mouth line, or off the table). Positions table mm, times fractional frames
+crossed the mouth line, or off the table); and centre-line crossings (a ball falling into
+a middle pocket may still cross it). Positions table mm, times fractional frames
 relative to the series' first frame.
 """
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 OFF_TABLE_MM_S = 800.0  # a ball leaves the table over a cushion only faster than this
+DROP_PAST_R = 0.25  # a ball drops when its centre is this far (radii) past a pocket's mouth
 
 
 class EdgeEvents:
@@ -192,3 +194,31 @@ class EdgeEvents:
             return False
         d = np.hypot(later[:, 0] - m.stop_at[0], later[:, 1] - m.stop_at[1])
         return bool(np.any(d < 6 * self.R))
+
+    def _crossings(self, b: int, m: Movement) -> list[Event]:
+        """Centre-line crossings of ball ``b`` during movement ``m`` (for a ball that
+        vanished, up to where it left the surface)."""
+        x = self.s.xy[b, m.first : m.last + 1, 0]
+        c = self.table.centre_line_x
+        out = []
+        if m.gone:
+            f_leave, at = self.leave_point(m)
+            v = np.asarray(m.v_end)
+            if self.pocket_at(at) is not None and float(np.linalg.norm(v)) > 1e-6:
+                # a ball falls once its centre is past the mouth line by about a quarter
+                # radius: it rolls on (and may cross the centre line in a middle pocket)
+                side = min(at[1], self.table.W - at[1]) < min(at[0], self.table.L - at[0])
+                dt = DROP_PAST_R * self.R / max(abs(float(v[1 if side else 0])), 1e-6)
+                dt = min(dt, 3.0)
+                f_leave, at = f_leave + dt, at + v * dt
+            x0, x1 = m.stop_at[0], float(at[0])
+            if (x0 - c) * (x1 - c) < 0:
+                f = m.stop_f + (f_leave - m.stop_f) * (c - x0) / (x1 - x0)
+                out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
+        for i in range(len(x) - 1):
+            x0, x1 = x[i], x[i + 1]
+            if np.isnan(x0) or np.isnan(x1) or (x0 - c) * (x1 - c) > 0 or x0 in (x1, c):
+                continue
+            f = m.first + i + (c - x0) / (x1 - x0)
+            out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
+        return out

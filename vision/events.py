@@ -20,6 +20,7 @@ from vision.impulse import (
     RackContact,
     closest_approaches,
     component,
+    impulse_scan,
     rack_contacts,
     rest_positions,
 )
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
 
 
 RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
+# impulse scan: the least velocity change (mm/frame, and in noise sigmas) a contact
+# must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
+SCAN_MIN_IMPULSE = 0.8
+SCAN_SIGMAS = 6.0
+SCAN_GAP_MM = 3.0
 
 
 class EventFinder(EdgeEvents):
@@ -218,6 +224,7 @@ class EventFinder(EdgeEvents):
             starts.setdefault(m.ball, m.start_f)
         cluster: list[tuple[float, Movement, Movement]] = []
         handled: set[str] = {cue}
+        set_off: list[tuple[float, str]] = []  # members of frozen clusters, when hit
         for m in moves[1:]:
             if m.ball in handled:
                 continue
@@ -227,6 +234,7 @@ class EventFinder(EdgeEvents):
                 for c in racked[1]:
                     add_contact(c.f, c.striker, c.struck, np.asarray(c.at))
                 handled |= racked[0]
+                set_off += [(racked[1][0].f, b) for b in racked[0]] if racked[1] else []
                 continue
             p = self.partner(m.ball, rest, m.start_f, started=starts)
             if p is not None:
@@ -274,6 +282,7 @@ class EventFinder(EdgeEvents):
                         events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             events += self._crossings(b, m)
         self._touches(moves, contacts, add_contact)
+        self._scan(moves, contacts, add_contact, set_off)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi)
@@ -379,6 +388,30 @@ class EventFinder(EdgeEvents):
                     at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
                     add_contact(f, striker, struck, at)
 
+    def _scan(self, moves: list[Movement], contacts, add_contact, set_off) -> None:
+        """Contacts from the balls' velocity changes (:func:`vision.impulse.impulse_scan`)
+        over the shot's frames, for pairs no other finder named within three frames (a
+        ball hitting a slow cluster, a second touch of two rolling balls). ``set_off``:
+        (frame, ball) of the members of frozen clusters the rack finder already read,
+        counted as starts (their velocities straddle the hit there)."""
+        lo = max(0, int(min(m.first for m in moves)) - 2)
+        hi = min(self.s.n_frames, int(max(m.last for m in moves)) + 3)
+        balls = [i for i in self.s.ids if i not in self.skittles]
+        sig = self.settings.sigma_mm
+        thr = max(SCAN_MIN_IMPULSE, SCAN_SIGMAS * sig)
+        tol = SCAN_GAP_MM + 3.0 * sig
+        starts: dict[str, list[float]] = {}
+        for f, ball in [(m.start_f, m.ball) for m in moves] + list(set_off):
+            starts.setdefault(ball, []).append(f)
+        found = impulse_scan(
+            self.s, self.R, lo, hi, thr, tol, balls, (self.table.L, self.table.W), starts
+        )
+        for c in found:
+            key = frozenset((c.a, c.b))
+            if any(k == key and abs(c.f - g) < 3.0 for g, k in contacts):
+                continue
+            add_contact(c.f, c.a, c.b, np.asarray(c.at))
+
     def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
         """Both balls' velocities (mm/frame, straight fits over two frames each side of
         ``f``, the contact frame left out) changed along the line of their centres, each
@@ -432,26 +465,6 @@ class EventFinder(EdgeEvents):
             if hit is not None and np.linalg.norm(b - hit) < np.linalg.norm(a - hit):
                 o, m, a, b = m, o, b, a
             add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
-
-    def _crossings(self, b: int, m: Movement) -> list[Event]:
-        """Centre-line crossings of ball ``b`` during movement ``m`` (for a ball that
-        vanished, up to where it left the surface)."""
-        x = self.s.xy[b, m.first : m.last + 1, 0]
-        c = self.table.centre_line_x
-        out = []
-        if m.gone:
-            f_leave, at = self.leave_point(m)
-            x0, x1 = m.stop_at[0], float(at[0])
-            if (x0 - c) * (x1 - c) < 0:
-                f = m.stop_f + (f_leave - m.stop_f) * (c - x0) / (x1 - x0)
-                out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
-        for i in range(len(x) - 1):
-            x0, x1 = x[i], x[i + 1]
-            if np.isnan(x0) or np.isnan(x1) or (x0 - c) * (x1 - c) > 0 or x0 in (x1, c):
-                continue
-            f = m.first + i + (c - x0) / (x1 - x0)
-            out.append(self._ev(f, EventType.CROSS, ball=m.ball, line="centre"))
-        return out
 
 
 def _explained(events: list[Event]) -> list[Event]:

@@ -206,3 +206,210 @@ def closest_approaches(
                     break
         out.append((t, best[1]))
     return out
+
+
+@dataclass(frozen=True)
+class ScanContact:
+    """A contact found by :func:`impulse_scan`: balls ``a`` (striking) and ``b`` touched
+    at fractional frame ``f`` (series index) near ``at`` (mm), exchanging ``impulse``
+    mm/frame of velocity along their line of centres."""
+
+    f: float
+    a: str
+    b: str
+    at: tuple[float, float]
+    impulse: float
+
+
+def _fits(xy: np.ndarray, k: int, n: int = 3) -> tuple[np.ndarray, np.ndarray] | None:
+    """Straight motions (position at frame ``k``, velocity mm/frame) of every ball before
+    (frames ``k-n+1 .. k``) and after (``k+1 .. k+n``) the interval ``(k, k+1)``: arrays
+    (B, 2, 2) [before/after][pos/vel]; None when the window leaves the series."""
+    lo, hi = k - n + 1, k + n + 1
+    if lo < 0 or hi > xy.shape[1]:
+        return None
+    t0 = np.arange(lo, k + 1, dtype=float) - k
+    t1 = np.arange(k + 1, hi, dtype=float) - k
+    out = np.full((xy.shape[0], 2, 2, 2), np.nan)
+    for j, (t, seg) in enumerate(((t0, xy[:, lo : k + 1]), (t1, xy[:, k + 1 : hi]))):
+        tm = t.mean()
+        dt = t - tm
+        mean = seg.mean(axis=1)  # (B, 2)
+        v = (seg * dt[None, :, None]).sum(axis=1) / float(dt @ dt)
+        out[:, j, 0] = mean - v * tm  # position at frame k
+        out[:, j, 1] = v
+    return out
+
+
+def impulse_scan(
+    series: Series,
+    R: float,
+    lo: int,
+    hi: int,
+    threshold: float,
+    tol_mm: float,
+    balls: list[str],
+    cushions: tuple[float, float] | None = None,
+    starts: dict[str, list[float]] | None = None,
+) -> list[ScanContact]:
+    """Ball-ball contacts within frames ``lo .. hi`` from the velocity changes of the
+    balls (ids ``balls``; mm, frames): for each interval ``(k, k+1)`` the balls within
+    ``tol_mm`` of touching one another (by their straight motion before or after, or
+    their samples at ``k`` and ``k+1``) form groups; each ball's change of velocity
+    (straight fits over three frames each side) is explained by non-negative impulses
+    along the lines of centres of its touching pairs, and along the cushion normals for
+    a ball within ``tol_mm`` of a cushion line (``cushions``: table L, W in mm; the
+    cushion absorbs what it carries, it is no contact). A pair whose impulse exceeds
+    ``threshold`` (mm/frame) at the interval where it peaks is a contact, dated where
+    the straight paths before it reach one diameter (within the interval). A ball that
+    started from rest (``starts``: fractional frames per id) within the three frames
+    before an interval has no straight motion before it there: its pairs are skipped."""
+    idx = [series.index(b) for b in balls]
+    began = [np.asarray((starts or {}).get(b, []), float) for b in balls]
+    xy = series.xy[idx]
+    names = list(balls)
+    hits: dict[tuple[int, int], list[tuple[int, float, float, np.ndarray]]] = {}
+    for k in range(max(lo, 2), min(hi, series.n_frames - 3)):
+        fit = _fits(xy, k)
+        if fit is None:
+            continue
+        ok = ~np.isnan(fit[:, :, :, 0]).any(axis=(1, 2))
+        gap = _segment_gaps(xy[:, k], xy[:, k + 1]) - 2 * R
+        speed0 = np.nan_to_num(np.linalg.norm(fit[:, 0, 1], axis=1))
+        near = (gap < tol_mm) & ok[:, None] & ok[None]
+        # a pair at rest before the interval is pushed through a frozen cluster: the
+        # rack finder's work, not this one's
+        near &= np.maximum(speed0[:, None], speed0[None]) > 0.5 * threshold
+        fresh = np.array([bool(np.any((g > k - 2.5) & (g <= k + 1))) for g in began])
+        near &= ~(fresh[:, None] & fresh[None])
+        if not near.any():
+            continue
+        for comp in _groups(near):
+            for (a, b), (j, at) in _solve(comp, near, fit, R, cushions, tol_mm).items():
+                if j >= threshold:
+                    hits.setdefault((a, b), []).append((k, j, _touch_time(fit, a, b, k, R), at))
+    out: list[ScanContact] = []
+    for (a, b), hs in hits.items():
+        for run in _runs(hs):
+            k, j, f, at = max(run, key=lambda h: h[1])
+            pa, pb = fit_speed_toward(xy, a, b, k)
+            s, t = (a, b) if pa >= pb else (b, a)
+            out.append(ScanContact(f, names[s], names[t], (float(at[0]), float(at[1])), j))
+    return sorted(out, key=lambda c: c.f)
+
+
+def _segment_gaps(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
+    """(B, B) nearest centre distance (mm) of every pair over the interval between two
+    frames, both balls moving straight from ``p0`` to ``p1`` (B, 2); inf where absent."""
+    r0 = p0[:, None] - p0[None]
+    dr = (p1[:, None] - p1[None]) - r0
+    den = (dr**2).sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.clip(-(r0 * dr).sum(axis=2) / np.where(den > 1e-12, den, np.inf), 0.0, 1.0)
+        d = np.linalg.norm(r0 + s[..., None] * dr, axis=2)
+    d = np.nan_to_num(d, nan=np.inf)
+    np.fill_diagonal(d, np.inf)
+    return d
+
+
+def fit_speed_toward(xy: np.ndarray, a: int, b: int, k: int) -> tuple[float, float]:
+    """Speeds (mm/frame) of ``a`` toward ``b`` and of ``b`` toward ``a`` before the
+    interval ``(k, k+1)`` (straight fits over three frames), along their line of centres."""
+    fit = _fits(xy[[a, b]], k)
+    if fit is None:
+        return 0.0, 0.0
+    n = fit[1, 0, 0] - fit[0, 0, 0]
+    n = n / max(float(np.linalg.norm(n)), 1e-9)
+    return float(fit[0, 0, 1] @ n), float(-(fit[1, 0, 1] @ n))
+
+
+def _groups(near: np.ndarray) -> list[list[int]]:
+    """Connected components (ball indices) of the ``near`` graph with an edge."""
+    seen: set[int] = set()
+    out = []
+    for s in np.nonzero(near.any(axis=1))[0]:
+        if s in seen:
+            continue
+        comp, todo = [], [int(s)]
+        seen.add(int(s))
+        while todo:
+            a = todo.pop()
+            comp.append(a)
+            for b in np.nonzero(near[a])[0]:
+                if int(b) not in seen:
+                    seen.add(int(b))
+                    todo.append(int(b))
+        out.append(sorted(comp))
+    return out
+
+
+def _solve(
+    comp: list[int],
+    near: np.ndarray,
+    fit: np.ndarray,
+    R: float,
+    cushions: tuple[float, float] | None,
+    tol: float,
+) -> dict[tuple[int, int], tuple[float, np.ndarray]]:
+    """Non-negative impulses (mm/frame) of the touching pairs of one group from the
+    balls' velocity changes; (a, b) with a < b -> (impulse, touching point mm)."""
+    col = {b: i for i, b in enumerate(comp)}
+    pos = fit[:, 0, 0] + 0.5 * fit[:, 0, 1]  # mid-interval, from the motion before
+    dv = (fit[:, 1, 1] - fit[:, 0, 1])[comp].reshape(-1)
+    cols: list[np.ndarray] = []
+    pairs: list[tuple[int, int]] = []
+    for i, a in enumerate(comp):
+        for b in comp[i + 1 :]:
+            if not near[a, b]:
+                continue
+            n = pos[b] - pos[a]
+            n = n / max(float(np.linalg.norm(n)), 1e-9)
+            c = np.zeros(len(dv))
+            c[2 * col[b] : 2 * col[b] + 2] = n
+            c[2 * col[a] : 2 * col[a] + 2] = -n
+            cols.append(c)
+            pairs.append((a, b))
+    if cushions is not None:
+        L, W = cushions
+        for a in comp:
+            x, y = pos[a]
+            for gap, n in (
+                (x - R, (1.0, 0.0)),
+                (L - R - x, (-1.0, 0.0)),
+                (y - R, (0.0, 1.0)),
+                (W - R - y, (0.0, -1.0)),
+            ):
+                if gap < tol + float(np.linalg.norm(fit[a, 0, 1])):
+                    c = np.zeros(len(dv))
+                    c[2 * col[a] : 2 * col[a] + 2] = n
+                    cols.append(c)
+    if not pairs:
+        return {}
+    J, _ = nnls(np.stack(cols, axis=1), dv)
+    return {p: (float(J[i]), (pos[p[0]] + pos[p[1]]) / 2) for i, p in enumerate(pairs)}
+
+
+def _touch_time(fit: np.ndarray, a: int, b: int, k: int, R: float) -> float:
+    """Fractional frame in ``[k, k+1]`` where the straight motions before the interval
+    bring ``a`` and ``b`` to one diameter (``k + 0.5`` when they already touch or never
+    do)."""
+    p0 = fit[a, 0, 0] - fit[b, 0, 0]
+    dp = fit[a, 0, 1] - fit[b, 0, 1]
+    qa, qb, qc = float(dp @ dp), 2 * float(p0 @ dp), float(p0 @ p0) - (2 * R) ** 2
+    disc = qb * qb - 4 * qa * qc
+    if qa < 1e-9 or disc < 0 or qc <= 0:
+        return k + 0.5
+    s = (-qb - disc**0.5) / (2 * qa)
+    return float(k + np.clip(s, 0.0, 1.0))
+
+
+def _runs(hs: list[tuple[int, float, float, np.ndarray]]) -> list[list]:
+    """Hits of one pair split into runs of intervals at most two frames apart."""
+    hs = sorted(hs, key=lambda h: h[0])
+    out = [[hs[0]]]
+    for h in hs[1:]:
+        if h[0] - out[-1][-1][0] <= 2:
+            out[-1].append(h)
+        else:
+            out.append([h])
+    return out
