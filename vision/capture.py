@@ -112,7 +112,7 @@ def _is_stream(src: str | int) -> bool:
     return isinstance(src, int) or "://" in src
 
 
-def _open_capture(src: str | int) -> cv2.VideoCapture:
+def open_capture(src: str | int) -> cv2.VideoCapture:
     """Open with OpenCV; decoder threads follow ``OMP_NUM_THREADS`` when it is set (one
     core means one decoding thread too)."""
     threads = os.environ.get("OMP_NUM_THREADS", "")
@@ -151,7 +151,7 @@ class VideoSource:
                     raise ContractError(self.name, "", "not a readable image")
                 self._still = img
                 return
-        cap = _open_capture(src)
+        cap = open_capture(src)
         if not cap.isOpened():
             cap.release()
             raise ContractError(self.name, "", "cannot open video (unreadable or unsupported)")
@@ -273,7 +273,7 @@ class LoopedSource(VideoSource):
         while index < self.total:
             if frame is None:  # end of the file: open it again
                 self._cap.release()
-                self._cap = _open_capture(self.source)
+                self._cap = open_capture(self.source)
                 frame = self._read()
                 if frame is None:
                     self.truncated = True

@@ -28,7 +28,7 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame
-from vision.cloth import cut_pocket_holes, empty_disks, majority
+from vision.cloth import cut_pocket_holes, empty_disks, majority, median_images
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
@@ -168,11 +168,9 @@ class Detector:
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
         cut_pocket_holes(core, self.calib, self.table, MOUTH_MARGIN)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
-        outside = ~core
-        if len(images) > 1:  # per-pixel median of the frames, only where it is used
-            plate[outside] = np.median(np.stack([im[outside] for im in images]), axis=0)
-        else:
-            plate[outside] = images[0][outside]
+        outside = ~core[..., None]
+        # the per-pixel median of the frames where it is used
+        np.copyto(plate, median_images(images), where=outside)
         self.plate_full = plate
         self.plate = self._work(plate)
         x, y, w, h = self._bbox

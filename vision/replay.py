@@ -22,7 +22,8 @@ from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
 from contract.tracks import HEADER, Tracks, write_tracks
-from vision.capture import VideoSource
+from vision.capture import VideoSource, open_capture
+from vision.cloth import median_images
 from vision.detect import Detector
 from vision.geometry import surface_outline_mm
 from vision.track import Tracker
@@ -44,7 +45,7 @@ class ReplayResult:
 
 def sample_frames(path: str, count: int = BACKGROUND_FRAMES) -> list[np.ndarray]:
     """Up to ``count`` frames spread over a video file (for the empty-cloth model)."""
-    cap = cv2.VideoCapture(path)
+    cap = open_capture(path)
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
     out: list[np.ndarray] = []
     idx = np.linspace(0, max(0, n - 2), count).astype(int) if n > 1 else [0]
@@ -139,10 +140,9 @@ class _Watch:
         every_still: int = 15,
     ):
         from calibration.monitor import CalibrationMonitor
-        from calibration.plate import median_plate
 
-        first = _first_frames(src.source, 9)
-        plate = median_plate(first) if first else src._peek.image
+        first = _first_frames(src.source, 9)  # their median as calibration.plate takes it
+        plate = median_images(first, upper=True) if first else src._peek.image
         self.monitor = CalibrationMonitor(plate, calib.data, table)
         self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
         self.recent: deque[np.ndarray] = deque(maxlen=9)
@@ -171,7 +171,7 @@ class _Watch:
 
 def _first_frames(source: str | int, count: int) -> list[np.ndarray]:
     """The first ``count`` frames of a file (for the monitor's reference plate)."""
-    cap = cv2.VideoCapture(str(source))
+    cap = open_capture(str(source))
     out: list[np.ndarray] = []
     while len(out) < count:
         ok, img = cap.read()
