@@ -201,31 +201,57 @@ class NumberVote:
         return e / e.sum()
 
 
+PAIRS = {6: 9, 9: 6}
+"""Numbers whose figures are one shape turned half a turn: the renderer prints no underline,
+and a figure turns at any angle in the picture, so the net cannot tell 6 from 9."""
+
+
+def figures(p: np.ndarray) -> np.ndarray:
+    """Per-number values (..., 15) with 6 and 9 each given the pair's sum (one figure)."""
+    q = np.array(p, float, copy=True)
+    pair = q[..., 5] + q[..., 8]
+    q[..., 5], q[..., 8] = pair, pair
+    return q
+
+
 def assign_numbers(
     votes: dict[int, NumberVote], taken: set[int], p_sure: float = P_SURE
 ) -> dict[int, int]:
     """New numbers for undecided tracks: ``votes`` track key -> its vote, ``taken`` the
-    numbers other tracks already hold. A Hungarian assignment over tracks x free numbers on
-    ``-log posterior`` (so two tracks never take one number); a track keeps only a number
-    whose posterior is at least ``p_sure`` after ``MIN_VIEWS`` readable views, or that one
-    view read with ``P_VIEW``, and that most views agree on (``AGREE``). Returns track key
+    numbers other tracks already hold.
+
+    A Hungarian assignment over tracks x free numbers on ``-log posterior`` (so two tracks
+    never take one number); a track keeps only a number whose posterior is at least
+    ``p_sure`` after ``MIN_VIEWS`` readable views, or that one view read with ``P_VIEW``,
+    and that most views agree on (``AGREE``). 6 and 9 are one figure (:data:`PAIRS`): a
+    track read as that figure takes 6 or 9 only when the other is held by another track.
+    By elimination, the last undecided track that was looked at takes the last free number
+    when every other number is held (a pyramid has 15 numbered balls). Returns track key
     -> number 1..15."""
+    free = [n for n in range(1, 16) if n not in taken]
+    if not votes or not free:
+        return {}
+    if len(free) == 1 and len(votes) == 1:
+        return {next(iter(votes)): free[0]}
     keys = [
         k
         for k, v in votes.items()
         if v.scores()[1] >= MIN_VIEWS or float(v.peaks().max()) >= P_VIEW
     ]
-    free = [n for n in range(1, 16) if n not in taken]
-    if not keys or not free:
+    if not keys:
         return {}
-    post = np.array([votes[k].posterior() for k in keys])[:, np.array(free) - 1]
-    agree = np.array([votes[k].agreement() for k in keys])[:, np.array(free) - 1]
-    peak = np.array([votes[k].peaks() for k in keys])[:, np.array(free) - 1]
+    cols = np.array(free) - 1
+    post = np.array([figures(votes[k].posterior()) for k in keys])[:, cols]
+    agree = np.array([figures(votes[k].agreement()) for k in keys])[:, cols]
+    peak = np.array([figures(votes[k].peaks()) for k in keys])[:, cols]
     many = np.array([votes[k].scores()[1] >= MIN_VIEWS for k in keys])
     cost = -np.log(np.maximum(post, 1e-12))
-    rows, cols = linear_sum_assignment(cost)
-    return {
-        keys[r]: free[c]
-        for r, c in zip(rows, cols, strict=True)
-        if ((many[r] and post[r, c] >= p_sure) or peak[r, c] >= P_VIEW) and agree[r, c] >= AGREE
-    }
+    rows, cs = linear_sum_assignment(cost)
+    out = {}
+    for r, c in zip(rows, cs, strict=True):
+        sure = (many[r] and post[r, c] >= p_sure) or peak[r, c] >= P_VIEW
+        n = free[c]
+        if not sure or agree[r, c] < AGREE or PAIRS.get(n) in free:
+            continue  # unsure, views disagree, or 6 / 9 with both still free
+        out[keys[r]] = n
+    return out
