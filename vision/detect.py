@@ -109,6 +109,7 @@ class Detector:
         self._small: tuple[np.ndarray, np.ndarray] | None = None  # (video frame, work bbox)
         self.reused = 0  # frames answered with the last detections (nothing moved)
         self._margin = self._local_kernel.shape[0] // 2 + 2 * (self._kernel.shape[0] // 2) + 1
+        self._tile_ix: tuple | None = None  # index of the tile corners in the summed table
         self._reset()
 
     def _reset(self) -> None:
@@ -205,14 +206,12 @@ class Detector:
             cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
         )
         s = cv2.integral(hot)  # changed pixels per tile from the summed-area table
-        ys, xs = np.r_[0:h:TILE, h], np.r_[0 : 3 * w : 3 * TILE, 3 * w]
-        tiles = (
-            s[np.ix_(ys[1:], xs[1:])]
-            - s[np.ix_(ys[:-1], xs[1:])]
-            - s[np.ix_(ys[1:], xs[:-1])]
-            + s[np.ix_(ys[:-1], xs[:-1])]
-            > 0
-        ).astype(np.uint8)
+        if self._tile_ix is None:  # the tile corners in the table (fixed for the detector)
+            ys = np.append(np.arange(0, h, TILE), h)
+            xs = np.append(np.arange(0, 3 * w, 3 * TILE), 3 * w)
+            self._tile_ix = np.ix_(ys, xs)
+        c = s[self._tile_ix]
+        tiles = (c[1:, 1:] - c[:-1, 1:] - c[1:, :-1] + c[:-1, :-1] > 0).astype(np.uint8)
         self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
         if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
             th, tw = tiles.shape
@@ -352,7 +351,7 @@ class Detector:
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s
                 mm = self.calib.pixel_to_table(box_px, height=0.0)
-                actors.append(np.r_[mm.min(axis=0), mm.max(axis=0)])
+                actors.append(np.concatenate([mm.min(axis=0), mm.max(axis=0)]))
                 continue
             k = len(fit.centres)
             centres.append((fit.centres + [x, y] + 0.5) / s - 0.5)
@@ -474,7 +473,7 @@ class Detector:
             x, y, w, h, _ = key
             patch = d[y - oy : y - oy + h, x - ox : x - ox + w]
             old = self._static.get(key)
-            if old is not None and float(np.mean(np.abs(patch - old[0]))) < STATIC_DIFF:
+            if old is not None and float(np.abs(patch - old[0]).mean()) < STATIC_DIFF:
                 for k, vals in zip(idx, old[1], strict=True):
                     uv[k], score[k], ring[k], bgr[k] = vals
                     todo[k] = False

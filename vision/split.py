@@ -68,8 +68,8 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     starts = np.searchsorted(lab, np.arange(1, n))
     x0, y0 = np.minimum.reduceat(xs, starts), np.minimum.reduceat(ys, starts)
     x1, y1 = np.maximum.reduceat(xs, starts), np.maximum.reduceat(ys, starts)
-    area = np.diff(np.r_[starts, len(lab)])
-    stats[1:] = np.c_[x0, y0, x1 - x0 + 1, y1 - y0 + 1, area]
+    area = np.diff(np.append(starts, len(lab)))
+    stats[1:] = np.stack((x0, y0, x1 - x0 + 1, y1 - y0 + 1, area), axis=1)
     cents[1:, 0] = np.add.reduceat(xs, starts) / area
     cents[1:, 1] = np.add.reduceat(ys, starts) / area
     return n, labels, stats, cents
@@ -111,7 +111,7 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     ``isolated``: no other foreground touches the blob (a smear must be isolated: a hand
     at the end of a sleeve is not one)."""
     ys, xs = np.nonzero(mask)
-    pts = np.c_[xs, ys].astype(np.float32)
+    pts = np.stack((xs, ys), axis=1).astype(np.float32)
     area = len(pts)
     ball_area = np.pi * r * r
     n_est = area / ball_area

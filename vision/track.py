@@ -289,10 +289,11 @@ class Tracker:
         js = np.array([j for _, j in pairs], int)
         sigma = np.where(det.blurred[js], self.cfg.blur_meas_mm, self.cfg.meas_mm)
         self._correct(got, det.xy[js], sigma)
-        for tr, j in zip(got, js.tolist(), strict=True):
+        last = np.array([tr.last_xy for tr in got]).reshape(-1, 2)
+        steps = (np.linalg.norm(det.xy[js] - last, axis=1) / dt).tolist()  # measured, mm/s
+        for tr, j, step in zip(got, js.tolist(), steps, strict=True):
             matched[id(tr)] = j
             tr.last_v = tr.x[2:].copy()
-            step = float(np.linalg.norm(det.xy[j] - tr.last_xy)) / dt  # measured, mm/s
             moving = tr.last_seen == det.frame - 1 and step >= self.cfg.rest_speed_mm_s
             tr.moving_run = tr.moving_run + 1 if moving else 0
             tr.last_xy = det.xy[j].copy()
@@ -301,12 +302,16 @@ class Tracker:
             tr.vote(det.cls[j])
         unseen = [tr for tr in live if id(tr) not in matched and tr.state == "active"]
         bare = empty(np.array([tr.x[:2] for tr in unseen])) if empty and unseen else None
-        seen = np.array([tr.last_xy for tr in got]).reshape(-1, 2)
-        for k, tr in enumerate(unseen):
+        if unseen:
             # two balls never overlap: a ball predicted onto one measured now is a ghost
-            covered = len(seen) and np.min(np.linalg.norm(seen - tr.x[:2], axis=1)) < 0.6 * D
-            gone = covered or (bare is not None and bare[k])
-            tr.empty_run = tr.empty_run + 1 if gone else 0
+            seen = det.xy[js]
+            pred = np.array([tr.x[:2] for tr in unseen])
+            near = np.linalg.norm(seen[None, :, :] - pred[:, None, :], axis=2) < 0.6 * D
+            gone = near.any(axis=1) if len(seen) else np.zeros(len(unseen), bool)
+            if bare is not None:
+                gone |= np.asarray(bare, bool)
+            for tr, g in zip(unseen, gone.tolist(), strict=True):
+                tr.empty_run = tr.empty_run + 1 if g else 0
         sunk = self._in_pockets(  # matched balls now inside a pocket or sinking into one
             np.array([t.last_xy for t in got]).reshape(-1, 2),
             np.array([t.x[2:] for t in got]).reshape(-1, 2),
