@@ -30,8 +30,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bench.score import combine, score_match
-from bench.score_events import TypeScores, pressed_repeats, score_observable_contacts
+from bench.score_events import (
+    TypeScores,
+    pressed_repeats,
+    score_observable,
+    score_observable_contacts,
+)
 from bench.score_util import Stats, fmt
+from contract.events import EventType
 from contract.match import Match
 from contract.tracks import Tracks
 from vision.series import Series, series_from_tracks
@@ -80,9 +86,8 @@ def _clips(quick: bool):
             yield name, seed, clip, truth_match(clip, judge=False), truth_tracks(clip, None, None)
 
 
-def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
-    """The truth contacts of pairs pressed together since their last contact
-    (:func:`bench.score_events.pressed_repeats`), from the exact positions."""
+def _positions(exact: Tracks):
+    """``pos(id, frame)``: a ball's exact centre (table mm) at a frame, or None."""
     s = series_from_tracks(exact)
 
     def pos(ident: str, frame: int) -> tuple[float, float] | None:
@@ -92,7 +97,26 @@ def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
         x, y = s.xy[s.index(ident), k]
         return None if np.isnan(x) else (float(x), float(y))
 
-    return pressed_repeats(truth, pos, radius_mm)
+    return pos
+
+
+def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
+    """The truth contacts of pairs pressed together since their last contact
+    (:func:`bench.score_events.pressed_repeats`), from the exact positions."""
+    return pressed_repeats(truth, _positions(exact), radius_mm)
+
+
+def unseen_cushions(truth: Match, exact: Tracks, fps: float) -> frozenset:
+    """Truth cushions no video can show: the ball has no exact row at the first frame
+    after the touch (it touched a pocket's jaw on its way down after the last frame that
+    shows it on the cloth: no later sample, no bend to see). ``(frame, ball)`` keys."""
+    pos = _positions(exact)
+    return frozenset(
+        (e.frame, e.ball)
+        for sh in truth.shots
+        for e in sh.events
+        if e.type == EventType.CUSHION and pos(e.ball, int(np.floor(e.t * fps)) + 1) is None
+    )
 
 
 def sum_types(name: str, items: list[TypeScores]) -> TypeScores:
@@ -107,9 +131,9 @@ def sum_types(name: str, items: list[TypeScores]) -> TypeScores:
     )
 
 
-def _obs_json(t: TypeScores, hidden: int) -> dict:
+def _obs_json(t: TypeScores, hidden: int, key: str = "hidden_truth_contacts") -> dict:
     keys = ("truth", "pred", "tp", "precision", "recall", "f1")
-    return {**{k: getattr(t, k) for k in keys}, "hidden_truth_contacts": hidden}
+    return {**{k: getattr(t, k) for k in keys}, key: hidden}
 
 
 def _observable_line(t: TypeScores, hidden: int) -> str:
@@ -120,8 +144,17 @@ def _observable_line(t: TypeScores, hidden: int) -> str:
     )
 
 
+def _cushion_line(t: TypeScores, hidden: int) -> str:
+    return (
+        f"  cushion, observable truth only ({hidden} truth cushions after the ball's last "
+        f"frame on the cloth left out): truth {t.truth} pred {t.pred} tp {t.tp} precision "
+        f"{fmt(t.precision)} recall {fmt(t.recall)} F1 {fmt(t.f1)}"
+    )
+
+
 def _score(kind: str, items: list, exact: list | None = None) -> dict:
-    reports, obs = [], []
+    reports, obs, obs_c = [], [], []
+    n_unseen = 0
     per_clip = {}
     t_cut = 0.0
     n_hidden = 0
@@ -135,15 +168,21 @@ def _score(kind: str, items: list, exact: list | None = None) -> dict:
         hidden = hidden_contacts(truth, (exact or items)[k][4], clip.table.ball_radius)
         n_hidden += len(hidden)
         obs.append(score_observable_contacts(pred, truth, rep.ids, hidden))
+        unseen = unseen_cushions(truth, (exact or items)[k][4], clip.spec.fps)
+        n_unseen += len(unseen)
+        obs_c.append(score_observable(pred, truth, rep.ids, unseen))
         per_clip[f"{name}/{seed}"] = rep.to_json()["events"]["overall"]["f1"]
     total = combine(reports)
     observable = sum_types("contact (observable)", obs)
     print(f"\n== events from {kind} tracks: {len(items)} clips, cutting {t_cut:.2f} s in all")
     print(total.table())
     print(_observable_line(observable, n_hidden))
+    cushions = sum_types("cushion (observable)", obs_c)
+    print(_cushion_line(cushions, n_unseen))
     return {
         "report": total.to_json(),
         "contact_observable": _obs_json(observable, n_hidden),
+        "cushion_observable": _obs_json(cushions, n_unseen, "unseen_truth_cushions"),
         "per_clip_f1": per_clip,
         "cut_seconds": t_cut,
     }
@@ -285,6 +324,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     clips = out_dir / "events-clips"
     clips.mkdir(parents=True, exist_ok=True)
     reports, per_clip, obs, n_hidden = [], {}, [], 0
+    obs_c, n_unseen = [], 0
     for name, scen, seed, size, strokes in VIDEO_QUICK if quick else VIDEO_SET:
         base = _video_clip(clips, name, scen, seed, size, strokes)
         calib = read_calibration(f"{base}.calib.json")
@@ -296,9 +336,13 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         pred = _predicted(res, truth, table)
         rep = score_match(pred, truth)
         reports.append(rep)
-        hidden = hidden_contacts(truth, read_tracks(f"{base}.truth.csv"), table.ball_radius)
+        exact = read_tracks(f"{base}.truth.csv")
+        hidden = hidden_contacts(truth, exact, table.ball_radius)
         n_hidden += len(hidden)
         obs.append(score_observable_contacts(pred, truth, rep.ids, hidden))
+        unseen = unseen_cushions(truth, exact, res.fps)
+        n_unseen += len(unseen)
+        obs_c.append(score_observable(pred, truth, rep.ids, unseen))
         ev = rep.events
         series = series_from_tracks(res.tracks, res.fps)
         per_clip[name] = {
@@ -326,6 +370,8 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     print(total.table())
     observable = sum_types("contact (observable)", obs)
     print(_observable_line(observable, n_hidden))
+    cushions = sum_types("cushion (observable)", obs_c)
+    print(_cushion_line(cushions, n_unseen))
     for name, c in per_clip.items():
         print(
             f"  {name:18s} {c['size']:>5s} {c['frames']:5d} frames, occluded rows "
@@ -344,6 +390,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     return {
         "report": total.to_json(),
         "contact_observable": _obs_json(observable, n_hidden),
+        "cushion_observable": _obs_json(cushions, n_unseen, "unseen_truth_cushions"),
         "clips": per_clip,
     }
 

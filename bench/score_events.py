@@ -475,16 +475,41 @@ def score_observable_contacts(
     them (neither a hit nor an invention)."""
     pe = [map_event(e, ids) for e in _all_events(pred) if e.type == EventType.CONTACT]
     te = [e for e in _all_events(truth) if e.type == EventType.CONTACT]
+    gone = {j for j, e in enumerate(te) if (e.frame, frozenset(e.balls)) in hidden}
+    return _left_out(pe, te, gone, "contact (observable)", window, order=True)
+
+
+def _left_out(
+    pe: list[Event], te: list[Event], gone_t: set[int], name: str, window: int, order: bool
+) -> TypeScores:
+    """Scores of ``pe`` against ``te`` with the truth events ``gone_t`` (indices) and the
+    predicted events matched to them left out."""
     pairs = match_events(pe, te, window)
-    gone_t = {j for j, e in enumerate(te) if (e.frame, frozenset(e.balls)) in hidden}
     gone_p = {i for i, j in pairs if j in gone_t}
     kept = [(i, j) for i, j in pairs if j not in gone_t]
-    d = [abs(pe[i].frame - te[j].frame) for i, j in kept]
     return TypeScores(
-        "contact (observable)",
+        name,
         len(te) - len(gone_t),
         len(pe) - len(gone_p),
         len(kept),
-        Stats.of(d),
-        order_right=sum(pe[i].balls == te[j].balls for i, j in kept),
+        Stats.of([abs(pe[i].frame - te[j].frame) for i, j in kept]),
+        order_right=sum(pe[i].balls == te[j].balls for i, j in kept) if order else None,
     )
+
+
+# ------------------------------------------------------------ observable cushions
+def score_observable(
+    pred: Match,
+    truth: Match,
+    ids: IdFn,
+    hidden: frozenset[tuple[int, str]],
+    type_: EventType = EventType.CUSHION,
+    window: int = EVENT_WINDOW,
+) -> TypeScores:
+    """Events of one single-ball type (``cushion``) scored against the observable truth:
+    the ``hidden`` truth events (:func:`after_last_sample`) are left out, and so are the
+    predicted events matched to them (neither a hit nor an invention)."""
+    pe = [map_event(e, ids) for e in _all_events(pred) if e.type == type_]
+    te = [e for e in _all_events(truth) if e.type == type_]
+    gone = {j for j, e in enumerate(te) if (e.frame, e.ball) in hidden}
+    return _left_out(pe, te, gone, f"{type_.value} (observable)", window, order=False)

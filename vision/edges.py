@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 OFF_TABLE_MM_S = 800.0  # a ball leaves the table over a cushion only faster than this
+JAW_MM = 2.0  # a jaw bends a ball at least this far (mm) before the mouth line
 DROP_PAST_R = 0.25  # a ball drops when its centre is this far (radii) past a pocket's mouth
 
 
@@ -139,13 +140,8 @@ class EdgeEvents:
         ``name`` (the line between the cushion noses' ends; for a middle pocket the nose
         line), from its samples: a ball the camera still sees falling inside the pocket
         has dropped already. ``inf`` when no sample lies past the line."""
-        p = self.table.pocket(name)
         xy = self.s.xy[self.s.index(m.ball), m.first : m.last + 1]
-        dx, dy = np.abs(xy[:, 0] - p.x), np.abs(xy[:, 1] - p.y)
-        if p.corner:
-            depth = (self.table.corner_mouth_mm / 2**0.5 - dx - dy) / 2**0.5
-        else:
-            depth = np.where(dx < self.table.middle_mouth_mm / 2 + self.R, -dy, -np.inf)
+        depth = self._depth(name, xy)
         past = np.nonzero(np.nan_to_num(depth, nan=-np.inf) >= 0)[0]
         if len(past) == 0:
             return float("inf")
@@ -155,6 +151,15 @@ class EdgeEvents:
         a, b = float(depth[k - 1]), float(depth[k])
         return m.first + k - 1 + (-a) / (b - a) if b > a else float(m.first + k)
 
+    def _depth(self, name: str, xy: np.ndarray) -> np.ndarray:
+        """How far (mm) centres ``xy`` (N, 2) lie past the mouth line of pocket ``name``
+        (negative on the table side; -inf beside a middle pocket's mouth)."""
+        p = self.table.pocket(name)
+        dx, dy = np.abs(xy[:, 0] - p.x), np.abs(xy[:, 1] - p.y)
+        if p.corner:
+            return (self.table.corner_mouth_mm / 2**0.5 - dx - dy) / 2**0.5
+        return np.where(dx < self.table.middle_mouth_mm / 2 + self.R, -dy, -np.inf)
+
     def jaw_hits(self, m: Movement, pocket: str, near: list[float]) -> list[tuple[float, str]]:
         """(fractional frame, cushion) of kinks of a pocketed ball within the pocket's
         mouth in its last frames: a bounce off a jaw, the cushion named by the direction
@@ -162,13 +167,19 @@ class EdgeEvents:
         already found (``near``) or of the drop."""
         p = self.table.pocket(pocket)
         reach = p.mouth_mm + 2 * self.R
-        entry = min(self._pocket_entry(m, pocket), m.stop_f)
+        past = self._pocket_entry(m, pocket)
+        entry = min(past, m.stop_f)
         out = []
-        for k in m.kinks:  # on the cloth still: past the mouth line it falls, not bounces
-            if k.f < entry - 4.0 or k.f > entry - 0.5:
+        for k in m.kinks:
+            # on the cloth still, and seen there after the bend (a sample before the mouth
+            # line): past it the ball falls, and the bend at the line is the fall
+            after = int(round(k.f)) + 1  # the first sample after the bend's own
+            if k.f < entry - 4.0 or after > m.last or after >= past:
                 continue
             if np.hypot(k.at[0] - p.x, k.at[1] - p.y) > reach:
                 continue
+            if self._depth(pocket, np.asarray([k.at]))[0] > -JAW_MM:
+                continue  # bent at the mouth line: the ball falling, not a jaw
             if any(abs(k.f - g) < 1.5 for g in near):
                 continue
             dv = np.subtract(k.v_after, k.v_before)

@@ -134,6 +134,13 @@ def rolling_decel(xy: np.ndarray, lo: float = 1.5, hi: float = 8.0) -> float | N
     return float(np.median(a[ok])) if ok.sum() >= 20 else None
 
 
+def _through(xy: np.ndarray, f0: int, f1: int) -> tuple[np.ndarray, np.ndarray]:
+    """The straight motion through the samples at frames ``f0`` and ``f1``: (position at
+    frame 0, velocity per frame), as :func:`line_fit` returns it."""
+    v = (xy[f1] - xy[f0]) / float(f1 - f0)
+    return xy[f0] - v * f0, v
+
+
 def find_kinks(xy: np.ndarray, first: int, last: int, abs_thr: float, rel_thr: float) -> list[Kink]:
     """Abrupt velocity changes within frames ``first..last`` of one ball (mm, frames).
 
@@ -160,11 +167,12 @@ def find_kinks(xy: np.ndarray, first: int, last: int, abs_thr: float, rel_thr: f
         c = first + 1 + k + int(np.argmax(dv[k : j + 1]))  # frame of the kink (series index)
         pre = np.arange(max(first, c - 3), c)
         post = np.arange(c + 1, min(last, c + 3) + 1)
-        if len(pre) >= 1 and len(post) >= 1:
-            if len(pre) == 1:
-                pre = np.arange(max(first, c - 1), c + 0)
-            a1, v1 = _fit(xy, pre) if len(pre) >= 2 else (xy[pre[0]], xy[c] - xy[pre[0]])
-            a2, v2 = _fit(xy, post) if len(post) >= 2 else (xy[post[0]], xy[post[0]] - xy[c])
+        # one sample before: the ball was just starting (no straight motion to bend)
+        if len(pre) >= 2 and len(post) >= 1:
+            # one sample after (the last before the ball dropped): the line through it
+            # and the kink's sample (its position at frame 0, as a fit gives it)
+            a1, v1 = _fit(xy, pre)
+            a2, v2 = _fit(xy, post) if len(post) >= 2 else _through(xy, c, post[0])
             tk = kink_time(a1, v1, a2, v2)
             tk = float(np.clip(tk if tk is not None else c, c - 1.0, c + 1.0))
             at = (a1 + v1 * tk + a2 + v2 * tk) / 2

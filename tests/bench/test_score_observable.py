@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.score_events import pressed_repeats, score_observable_contacts
+from bench.score_events import pressed_repeats, score_observable, score_observable_contacts
+from contract.events import Event
 from contract.match import Match
 
 R = 34.0
@@ -71,3 +72,41 @@ def test_observable_score_leaves_hidden_truth_and_its_match_out():
     s = score_observable_contacts(pred, truth, lambda i: i, hidden)
     assert (s.truth, s.pred, s.tp) == (2, 2, 1)
     assert s.recall == 0.5 and s.precision == 0.5
+
+
+def _cushions(events: list[tuple[int, str]]) -> Match:
+    """One shot with cushion events (frame, ball), a third of a frame after the frame."""
+    shot = _match([]).shots[0]
+    evs = [
+        Event.model_validate(
+            {"frame": f, "t": round((f + 0.33) / 30, 4), "type": "cushion"}
+            | {"ball": b, "cushion": "front"}
+        )
+        for f, b in events
+    ]
+    shot = shot.model_copy(update={"events": (*shot.events, *evs)})
+    return _match([]).model_copy(update={"shots": (shot,)})
+
+
+@pytest.mark.parametrize(
+    ("last_row", "unseen"),
+    [
+        (40, set()),  # seen on the cloth after the touch: its bend is there to see
+        (20, {(20, "a")}),  # last row at the touch's own frame: dropped before the next
+    ],
+)
+def test_unseen_cushions_are_those_after_the_ball_last_frame(last_row, unseen):
+    from bench.bench_events import unseen_cushions
+    from contract.tracks import Tracks
+
+    truth = _cushions([(20, "a")])
+    rows = [(f, f / 30, "a", 40.0, 60.0, 1, None, None) for f in range(last_row + 1)]
+    rows += [(f, f / 30, "b", 900.0, 600.0, 1, None, None) for f in range(60)]
+    assert unseen_cushions(truth, Tracks.from_rows(rows), 30.0) == frozenset(unseen)
+
+
+def test_observable_cushions_leave_the_unseen_and_their_match_out():
+    truth = _cushions([(20, "a"), (40, "b"), (60, "c")])
+    pred = _cushions([(21, "a"), (41, "b"), (80, "d")])
+    s = score_observable(pred, truth, lambda i: i, frozenset({(20, "a")}))
+    assert (s.truth, s.pred, s.tp) == (2, 2, 1)
