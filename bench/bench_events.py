@@ -272,7 +272,9 @@ def explain(line: str, s: Series, ids, table) -> str:
     """What the predicted tracks show around a missed or invented contact / cushion
     (``line`` as the scorer lists it, truth ids): the smallest gap between the two balls
     (centre distance less one diameter) or between the ball and the cushion line (R from
-    the nose) within 3 frames, and each ball's change of velocity there (mm/frame)."""
+    the nose) within 3 frames, each ball's change of velocity there and its speed before
+    (mm/frame), and in how many of those 7 frames the tracker measured it (``seen``: the
+    rest were predicted through an occlusion or bridged)."""
     parts = line.split()
     frame, kind, who = int(parts[0]), parts[1], parts[2]
     inv = {t: p for p, t in ids.pairs.items()}
@@ -284,12 +286,21 @@ def explain(line: str, s: Series, ids, table) -> str:
             return None
         k = frame - s.first
         lo, hi = max(0, k - 3), min(s.n_frames, k + 4)
-        return s.xy[s.index(pid), lo:hi], s.xy[s.index(pid)], k
+        b = s.index(pid)
+        return s.xy[b, lo:hi], s.xy[b], k, f"{int(s.visible[b, lo:hi].sum())}/{hi - lo}"
 
     def turn(xy: np.ndarray, k: int) -> str:
         if k < 2 or k + 3 >= len(xy) or np.isnan(xy[[k - 2, k - 1, k + 1, k + 2], 0]).any():
             return "-"
         return f"{np.linalg.norm((xy[k + 2] - xy[k + 1]) - (xy[k - 1] - xy[k - 2])):.1f}"
+
+    def speed(xy: np.ndarray, k: int) -> str:
+        if k < 2 or k >= len(xy) or np.isnan(xy[[k - 2, k - 1], 0]).any():
+            return "-"
+        return f"{np.linalg.norm(xy[k - 1] - xy[k - 2]):.1f}"
+
+    def ball(ident: str, r) -> str:
+        return f"{ident} turn {turn(r[1], r[2])} speed {speed(r[1], r[2])} seen {r[3]}"
 
     if kind == "contact":
         a, b = who.split(">")
@@ -298,9 +309,7 @@ def explain(line: str, s: Series, ids, table) -> str:
             return f"{line} | tracks: {'no track of ' + (a if ra is None else b)}"
         d = np.linalg.norm(ra[0] - rb[0], axis=1) - 2 * R
         gap = f"{np.nanmin(d):.1f}" if np.isfinite(d).any() else "-"
-        return (
-            f"{line} | tracks: gap {gap} mm, turn {a} {turn(ra[1], ra[2])} {b} {turn(rb[1], rb[2])}"
-        )
+        return f"{line} | tracks: gap {gap} mm; {ball(a, ra)}; {ball(b, rb)}"
     if kind == "cushion":
         r = rows(who)
         if r is None:
@@ -309,7 +318,7 @@ def explain(line: str, s: Series, ids, table) -> str:
         x, y = r[0][:, 0], r[0][:, 1]
         g = {"front": x - R, "back": table.L - R - x, "left": y - R, "right": table.W - R - y}[side]
         gap = f"{np.nanmin(g):.1f}" if np.isfinite(g).any() else "-"
-        return f"{line} | tracks: {gap} mm from the cushion line, turn {turn(r[1], r[2])}"
+        return f"{line} | tracks: {gap} mm from the cushion line; {ball(who, r)}"
     return line
 
 
