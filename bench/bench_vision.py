@@ -13,10 +13,20 @@
 * Memory: the clip looped in-process (``vision.capture.LoopedSource``) for 30 minutes of
   video (54000 frames) or as many as fit in ``MEMORY_BUDGET_S``; RSS sampled every
   ``RSS_EVERY`` frames: first, last, peak and the slope.
+
+The memory loop's length and bound come from the environment where set:
+``TABLEMON_BENCH_MEMORY_MINUTES`` (minutes of video, 30 by default, 1.67 with ``--quick``)
+and ``TABLEMON_BENCH_MEMORY_BUDGET_S`` (seconds of wall time it may take, 0: no bound).
+Speed or memory alone (without the accuracy clips):
+``python -m bench.bench_vision speed [--loops 8]`` and
+``python -m bench.bench_vision memory --minutes 30 --budget-s 0`` (both ``--out DIR``).
+Each prints the load average it started under: figures are only comparable on a quiet
+machine (load below about 1.5).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -101,6 +111,33 @@ MEMORY_BUDGET_S = 420.0  # ... or as many frames as fit in this many seconds
 RSS_EVERY = 1000  # frames between RSS samples (fewer on a short loop)
 
 
+def _load() -> float:
+    """The 1-minute load average (0 where unknown): how busy the machine was."""
+    try:
+        return float(os.getloadavg()[0])
+    except OSError:
+        return 0.0
+
+
+def memory_settings(quick: bool) -> tuple[int, float]:
+    """(frames, wall-time bound in seconds; 0 = none) of the memory loop: 30 minutes of
+    video at 30 fps bounded by ``MEMORY_BUDGET_S`` (``--quick``: 3000 frames, 120 s), or
+    ``TABLEMON_BENCH_MEMORY_MINUTES`` / ``TABLEMON_BENCH_MEMORY_BUDGET_S`` where set."""
+    frames, budget = (3000, 120.0) if quick else (MEMORY_FRAMES, MEMORY_BUDGET_S)
+    minutes = os.environ.get("TABLEMON_BENCH_MEMORY_MINUTES", "").strip()
+    bound = os.environ.get("TABLEMON_BENCH_MEMORY_BUDGET_S", "").strip()
+    try:
+        if minutes:
+            frames = max(1, int(round(float(minutes) * 60 * 30)))
+        if bound:
+            budget = float(bound)
+    except ValueError:
+        raise ValueError(
+            "TABLEMON_BENCH_MEMORY_MINUTES and TABLEMON_BENCH_MEMORY_BUDGET_S must be numbers"
+        ) from None
+    return frames, budget
+
+
 def _child(code: str, args: list[str]) -> tuple[float, list[str]]:
     """Run python ``code`` with ``args`` on one core; (wall seconds, its last line's
     fields)."""
@@ -148,6 +185,7 @@ def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
     the replay's peak RSS."""
     video = looped_video(base, loops) if loops > 1 else base.with_suffix(".mp4")
     calib = read_calibration(f"{base}.calib.json")
+    load = _load()
     dec_s, (dec_cpu, _, n) = _child(DECODE, [str(video)])
     rep_s, (rep_cpu, rep_rss) = _child(
         REPLAY,
@@ -182,7 +220,11 @@ def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
         "decode_fps": n / dec_s,
         "replay_over_decode": rep_s / dec_s,
         "replay_over_decode_cpu": rep_cpu / dec_cpu,
+        # CPU ms a frame the replay spends beyond decoding (4x real time at 30 fps leaves
+        # 8.3 ms a frame in all, decoding included)
+        "work_beyond_decode_ms": 1000.0 * (rep_cpu - dec_cpu) / max(1, n),
         "peak_rss_mib": int(rep_rss),
+        "load_average": load,
     }
 
 
@@ -208,7 +250,7 @@ def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) ->
             for f in super().__iter__():
                 if f.index % int(every) == 0:
                     samples.append((f.index, time.process_time() - c0, rss_mib()))
-                    if time.perf_counter() - t0 > float(budget_s):
+                    if 0 < float(budget_s) < time.perf_counter() - t0:
                         return
                 yield f
 
@@ -233,6 +275,7 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     sample (a flat pipeline grows only with the rows it keeps)."""
     out = tmp / "memory.json"
     every = max(100, min(RSS_EVERY, frames // 12))  # a dozen samples at least
+    load = _load()
     _child(MEMORY, [str(base), str(frames), str(budget_s), str(out), str(every)])
     doc = json.loads(out.read_text())
     s = doc["samples"]
@@ -252,6 +295,9 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
         "rss_peak_mib": doc["peak_rss_mib"],
         "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / span,
         "rss_slope_second_half": (last[2] - mid[2]) * 1000.0 / max(1, last[0] - mid[0]),
+        "rss_every_frames": every,
+        "budget_s": budget_s,
+        "load_average": load,
         "samples": s,
     }
 
@@ -270,7 +316,7 @@ def run(out_dir: Path, quick: bool) -> dict:
     result["real"] = snooker_stills(out_dir / "vision-real")
     if first_1080 is not None:
         result["speed"] = speed(first_1080, clips_dir, 2 if quick else SPEED_LOOPS)
-        frames, budget = (3000, 120.0) if quick else (MEMORY_FRAMES, MEMORY_BUDGET_S)
+        frames, budget = memory_settings(quick)
         result["memory"] = memory(first_1080, clips_dir, frames, budget)
     _print(result)
     (out_dir / "vision.detail.json").write_text(json.dumps(result, indent=1, default=str))
@@ -314,16 +360,24 @@ def _print(r: dict) -> None:
             f"{_fmt(real['median_error_mm'])} mm, p95 {_fmt(real['p95_error_mm'])} mm "
             "(targets 0.98 / 0.98 / 5 mm; leave-one-out homography, see bench_vision_real)"
         )
-    sp = r["speed"]
+    _print_speed(r["speed"])
+    _print_memory(r.get("memory"))
+
+
+def _print_speed(sp: dict | None) -> None:
     if sp is not None:
         print(
             f"speed ({sp['video']}, {sp['frames']} frames, one core): replay "
             f"{sp['replay_fps']:.1f} fps = {sp['realtime_factor']:.2f}x real time wall, "
             f"{sp['realtime_factor_cpu']:.2f}x by CPU time (target 4x); plain decoding "
             f"{sp['decode_fps']:.1f} fps; replay/decode {sp['replay_over_decode']:.2f} wall, "
-            f"{sp['replay_over_decode_cpu']:.2f} CPU; peak RSS {sp['peak_rss_mib']} MiB"
+            f"{sp['replay_over_decode_cpu']:.2f} CPU ({sp['work_beyond_decode_ms']:.2f} ms a "
+            f"frame beyond decoding); peak RSS {sp['peak_rss_mib']} MiB; load average "
+            f"{sp['load_average']:.1f} at the start"
         )
-    mem = r.get("memory")
+
+
+def _print_memory(mem: dict | None) -> None:
     if mem is not None:
         print(
             f"memory ({mem['frames']} of {mem['frames_asked']} frames looped = "
@@ -331,5 +385,42 @@ def _print(r: dict) -> None:
             f"{mem['cpu_fps']:.1f} fps by CPU): RSS {mem['rss_first_mib']:.0f} -> "
             f"{mem['rss_last_mib']:.0f} MiB, peak {mem['rss_peak_mib']:.0f} MiB, slope "
             f"{mem['rss_slope_mib_per_1000_frames']:.2f} MiB per 1000 frames "
-            f"({mem['rss_slope_second_half']:.2f} over the second half)"
+            f"({mem['rss_slope_second_half']:.2f} over the second half); load average "
+            f"{mem['load_average']:.1f} at the start"
         )
+
+
+def _speed_clip(out_dir: Path) -> Path:
+    """The speed and memory clip (the quick set's 1080p clip, made when missing)."""
+    clips_dir = Path(out_dir) / "vision-clips"
+    clips_dir.mkdir(parents=True, exist_ok=True)
+    return _clip(clips_dir, *QUICK[0])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.bench_vision speed|memory``: only the speed or the memory part,
+    printed and written to ``OUT/vision-speed.json`` / ``OUT/vision-memory.json``."""
+    ap = argparse.ArgumentParser(prog="python -m bench.bench_vision")
+    ap.add_argument("part", choices=("speed", "memory"))
+    ap.add_argument("--out", default="bench/out")
+    ap.add_argument("--loops", type=int, default=SPEED_LOOPS, help="speed: clip repeats")
+    ap.add_argument("--minutes", type=float, default=30.0, help="memory: minutes of video")
+    ap.add_argument("--budget-s", type=float, default=0.0, help="memory: bound (0: none)")
+    args = ap.parse_args(argv)
+    if args.loops < 1 or args.minutes <= 0 or args.budget_s < 0:
+        ap.error("--loops must be >= 1, --minutes > 0, --budget-s >= 0")
+    out = Path(args.out)
+    base = _speed_clip(out)
+    if args.part == "speed":
+        res = speed(base, base.parent, args.loops)
+        _print_speed(res)
+    else:
+        frames = max(1, int(round(args.minutes * 60 * 30)))
+        res = memory(base, base.parent, frames, args.budget_s)
+        _print_memory(res)
+    (out / f"vision-{args.part}.json").write_text(json.dumps(res, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
