@@ -11,6 +11,8 @@ from vision_scene import draw_scene, rack, topdown_calib
 
 from contract.tables import load_table
 from vision.capture import Frame
+from vision.cloth import majority, median_images
+from vision.colour import basic_colour, basic_colours
 from vision.detect import AVERAGE_EVERY, SETTLE_FRAMES, Detector
 from vision.split import components
 
@@ -183,3 +185,42 @@ def test_table_crop_equals_the_resized_whole_frame(size):
     img = draw_scene(calib, table, size, [(900.0, 600.0, "white")], seed=5)
     x, y, w, h = det._bbox
     assert np.array_equal(det._crop(img), det._work(img)[y : y + h, x : x + w])
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_median_of_images_equals_numpy_median(n):
+    rng = np.random.default_rng(n)
+    ims = [rng.integers(0, 256, (23, 31, 3), dtype=np.uint8) for _ in range(n)]
+    stack = np.stack(ims)
+    assert np.array_equal(median_images(ims), np.median(stack, axis=0))
+    # upper: the upper middle value (calibration.plate.median_plate's choice)
+    assert np.array_equal(median_images(ims, upper=True), np.sort(stack, axis=0)[n // 2])
+
+
+@pytest.mark.parametrize(
+    ("group", "ok", "among", "want"),
+    [
+        ([0, 0, 0], [1, 1, 0], [1, 1, 1], [1, 1, 1]),  # 2 of 3 ok: all kept
+        ([0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 0, 0]),  # 1 of 3: none
+        ([0, 0, 1, 1], [1, 0, 0, 0], [1, 1, 1, 1], [1, 1, 0, 0]),  # half counts as most
+        ([0, 0, 1], [0, 0, 0], [0, 0, 1], [1, 1, 0]),  # group 0 not asked: kept
+        ([5, 2, 5, 2], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]),  # ids need not be 0..k
+        ([], [], [], []),
+    ],
+)
+def test_majority_vote_per_group(group, ok, among, want):
+    got = majority(np.array(group, int), np.array(ok, bool), np.array(among, bool))
+    assert got.tolist() == [bool(w) for w in want]
+
+
+def test_vectorised_radii_and_colours_equal_the_single_ones():
+    t = load_table("pyramid-12ft")
+    det = Detector(topdown_calib(t, SIZE), t, SIZE)
+    h, w = det.geo.radius_map.shape
+    rng = np.random.default_rng(0)
+    u = np.r_[rng.uniform(-5, w + 5, 200), -0.5, 0.0, w - 0.5, w + 3.0]
+    v = np.r_[rng.uniform(-5, h + 5, 200), -2.0, h - 1.0, 0.4, -0.9]
+    want = [det.geo.radius_at(a, b) for a, b in zip(u, v, strict=True)]
+    assert det.geo.radii_at(u, v).tolist() == want
+    bgr = rng.uniform(-20, 280, (300, 3))
+    assert basic_colours(bgr) == [basic_colour(c) for c in bgr]

@@ -368,3 +368,58 @@ def test_ball_at_rest_half_covered_then_hidden_stays_where_it_was():
     w = tr.of("w1")
     assert len(w) == 55
     assert np.hypot(w.x - p[0], w.y - p[1]).max() < 30
+
+
+@pytest.mark.parametrize(
+    ("xy", "v", "inside"),
+    [
+        ((1000.0, 800.0), None, False),  # open cloth
+        ((10.0, 10.0), None, True),  # in the front-left corner's drop circle
+        ((1775.0, 5.0), None, True),  # in the middle-left pocket's drop circle
+        ((23.7, 23.7), None, False),  # 3 mm past the corner mouth line, at rest
+        ((23.7, 23.7), (-500.0, -500.0), True),  # ... rolling on into the pocket
+        ((23.7, 23.7), (500.0, 500.0), False),  # ... rolling back out
+        ((23.7, 23.7), (-20.0, -20.0), False),  # ... too slow to be moving
+        ((3540.0, 1765.0), None, True),  # the back-right corner
+    ],
+)
+def test_pocket_test_of_many_centres_at_once(xy, v, inside):
+    tr = Tracker(load_table("pyramid-12ft"))
+    pts = np.array([xy, (1500.0, 900.0)])  # a second centre on open cloth in the same call
+    vel = None if v is None else np.array([v, (0.0, 0.0)])
+    assert tr._in_pockets(pts, vel).tolist() == [inside, False]
+
+
+def test_batched_kalman_equals_the_four_by_four_filter():
+    """Predict and correct of several tracks at once give the textbook 4x4 Kalman
+    filter's state and covariance (both axes share one 2x2 block)."""
+    t = load_table("pyramid-12ft")
+    tracker = Tracker(t)
+    tracker._frame = 0
+    rng = np.random.default_rng(3)
+    tracks = [tracker._new_track(rng.uniform(100, 1500, 2), "white", 0, 0.0) for _ in range(4)]
+    ref = [(tr.x.copy(), np.diag([4.0, 4.0, 4000.0**2, 4000.0**2])) for tr in tracks]
+    q = tracker.cfg.accel_mm_s2**2
+    H = np.eye(2, 4)
+    for step in range(5):
+        dt = 1 / 30 + 0.01 * step
+        tracker._frame = step
+        for tr in tracks:
+            tr.last_seen = step  # seen every frame: no coasting
+        tracker._predict(tracks, dt)
+        z = np.array([tr.x[:2] for tr in tracks]) + rng.normal(0, 3, (4, 2))
+        sigma = np.array([1.5, 8.0, 1.5, 8.0])
+        tracker._correct(tracks, z, sigma)
+        F = np.eye(4)
+        F[0, 2] = F[1, 3] = dt
+        G = np.array([[dt * dt / 2, 0], [0, dt * dt / 2], [dt, 0], [0, dt]])
+        for k, (x, P) in enumerate(ref):
+            x, P = F @ x, F @ P @ F.T + G @ G.T * q
+            K = P @ H.T @ np.linalg.inv(H @ P @ H.T + np.eye(2) * sigma[k] ** 2)
+            x, P = x + K @ (z[k] - H @ x), (np.eye(4) - K @ H) @ P
+            ref[k] = (x, P)
+            tr = tracks[k]
+            np.testing.assert_allclose(tr.x, x, rtol=1e-9, atol=1e-9)
+            blocks = [P[0, 0], P[0, 2], P[2, 2], P[1, 1], P[1, 3], P[3, 3]]
+            np.testing.assert_allclose([tr.pa, tr.pb, tr.pc] * 2, blocks, rtol=1e-9)
+            assert abs(P[0, 1]) < 1e-9 and abs(P[0, 3]) < 1e-9
