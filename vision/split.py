@@ -41,8 +41,11 @@ def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, 
         overlap = 0
     else:
         cover = np.zeros((h, w), np.int16)
-        for c in centres:
-            cover += (gx - c[0]) ** 2 + (gy - c[1]) ** 2 <= r * r
+        for c in centres:  # each disk only within its bounding box (no pixel beyond it)
+            x0, x1 = max(0, int(np.floor(c[0] - r))), min(w, int(np.ceil(c[0] + r)) + 1)
+            y0, y1 = max(0, int(np.floor(c[1] - r))), min(h, int(np.ceil(c[1] + r)) + 1)
+            if x0 < x1 and y0 < y1:
+                cover[y0:y1, x0:x1] += (gx[:, x0:x1] - c[0]) ** 2 + (gy[y0:y1] - c[1]) ** 2 <= r * r
         union = cover > 0
         overlap = np.count_nonzero(cover > 1)
     xor = np.count_nonzero(m ^ union)
