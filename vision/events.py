@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
 # impulse scan: the least velocity change (mm/frame, and in noise sigmas) a contact
 # must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
-SCAN_MIN_IMPULSE = 0.8
+SCAN_MIN_IMPULSE = 0.4
 SCAN_SIGMAS = 6.0
 SCAN_GAP_MM = 3.0
 
@@ -404,7 +404,16 @@ class EventFinder(EdgeEvents):
         for f, ball in [(m.start_f, m.ball) for m in moves] + list(set_off):
             starts.setdefault(ball, []).append(f)
         found = impulse_scan(
-            self.s, self.R, lo, hi, thr, tol, balls, (self.table.L, self.table.W), starts
+            self.s,
+            self.R,
+            lo,
+            hi,
+            thr,
+            tol,
+            balls,
+            (self.table.L, self.table.W),
+            starts,
+            self.settings.decel,
         )
         for c in found:
             key = frozenset((c.a, c.b))

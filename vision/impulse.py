@@ -251,6 +251,7 @@ def impulse_scan(
     balls: list[str],
     cushions: tuple[float, float] | None = None,
     starts: dict[str, list[float]] | None = None,
+    decel: float | None = None,
 ) -> list[ScanContact]:
     """Ball-ball contacts within frames ``lo .. hi`` from the velocity changes of the
     balls (ids ``balls``; mm, frames): for each interval ``(k, k+1)`` the balls within
@@ -263,7 +264,9 @@ def impulse_scan(
     ``threshold`` (mm/frame) at the interval where it peaks is a contact, dated where
     the straight paths before it reach one diameter (within the interval). A ball that
     started from rest (``starts``: fractional frames per id) within the three frames
-    before an interval has no straight motion before it there: its pairs are skipped."""
+    before an interval has no straight motion before it there: its pairs are skipped.
+    ``decel`` (mm/frame^2): the rolling deceleration, taken off the fitted velocities
+    first (:func:`_unbrake`)."""
     idx = [series.index(b) for b in balls]
     began = [np.asarray((starts or {}).get(b, []), float) for b in balls]
     xy = series.xy[idx]
@@ -284,6 +287,8 @@ def impulse_scan(
         near &= ~(fresh[:, None] & fresh[None])
         if not near.any():
             continue
+        if decel:
+            fit = _unbrake(fit, decel)
         for comp in _groups(near):
             for (a, b), (j, at) in _solve(comp, near, fit, R, cushions, tol_mm).items():
                 if j >= threshold:
@@ -296,6 +301,21 @@ def impulse_scan(
             s, t = (a, b) if pa >= pb else (b, a)
             out.append(ScanContact(f, names[s], names[t], (float(at[0]), float(at[1])), j))
     return sorted(out, key=lambda c: c.f)
+
+
+def _unbrake(fit: np.ndarray, decel: float) -> np.ndarray:
+    """The fitted velocities of :func:`_fits` carried to the middle of their interval
+    (``k + 0.5``) by the rolling deceleration ``decel`` (mm/frame^2): the fit before is
+    centred 1.5 frames earlier (the ball has slowed by up to ``1.5 decel`` since), the one
+    after 1.5 frames later (it was faster by that then); so a change of velocity from
+    friction alone is not read as an impulse."""
+    out = fit.copy()
+    for j, sign in ((0, -1.0), (1, 1.0)):
+        v = np.nan_to_num(fit[:, j, 1])
+        speed = np.linalg.norm(v, axis=1)
+        step = np.minimum(1.5 * decel, speed) if sign < 0 else np.full(len(v), 1.5 * decel)
+        out[:, j, 1] = fit[:, j, 1] + sign * (step / np.maximum(speed, 1e-9))[:, None] * v
+    return out
 
 
 def _segment_gaps(p0: np.ndarray, p1: np.ndarray) -> np.ndarray:

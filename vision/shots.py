@@ -51,6 +51,7 @@ class ShotSettings:
     hang_s: float = 3.0
     early_strike_mm_per_frame: float = 12.0
     sigma_mm: float = 0.0  # measurement noise, set by :func:`adapt`
+    decel: float | None = None  # rolling deceleration (mm/frame^2), measured per video
 
 
 def adapt(s: ShotSettings, sigma: float) -> ShotSettings:
@@ -81,8 +82,7 @@ def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
 def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Movement]:
     mask = moving_mask(series.xy, s.move_mm) & series.present()
     skittles = set(table.skittle_spots) if table.kind == "carom" else set()
-    balls = [b for b, i in enumerate(series.ids) if i not in skittles]
-    decel = rolling_decel(series.xy[balls]) if balls else None
+    decel = s.decel
     out: list[Movement] = []
     for b, ident in enumerate(series.ids):
         if ident in skittles:
@@ -195,6 +195,8 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
     sigma = noise_mm(series)
     series = despike(series, max(3.0, 6.0 * sigma))
     s = adapt(settings or ShotSettings(), sigma)
+    balls = [b for b, i in enumerate(series.ids) if i not in pins]
+    s = replace(s, decel=rolling_decel(series.xy[balls]) if balls else None)
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
     groups = _group(moves, settle, table.ball_radius, series)
