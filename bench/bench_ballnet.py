@@ -226,6 +226,7 @@ def summary(per_clip: list[dict]) -> dict:
                 "balls": n,
                 "right": r / n if n else None,
                 "wrong": w / n if n else None,
+                "unread": (n - r - w) / n if n else None,
             }
     return out
 
@@ -266,9 +267,13 @@ def run(out_dir: Path, quick: bool, clips_dir: Path | None = None) -> dict:
         )
     pooled = summary(per_clip)
     for k, v in pooled.items():
-        right = "n/a" if v["right"] is None else f"{100 * v['right']:.1f} %"
-        wrong = "n/a" if v["wrong"] is None else f"{100 * v['wrong']:.1f} %"
-        print(f"{k:>22}: {v['balls']} ball-shots, right {right}, wrong {wrong} (target >= 95 %)")
+        right, wrong, unread = (
+            "n/a" if v[x] is None else f"{100 * v[x]:.1f} %" for x in ("right", "wrong", "unread")
+        )
+        print(
+            f"{k:>22}: {v['balls']} ball-shots, right {right}, wrong {wrong}, unread {unread}"
+            " (target: right >= 95 %)"
+        )
     return {
         "timing_one_core": speed,
         "model_bytes": (MODEL_DIR / "ballnet.onnx").stat().st_size,
