@@ -192,9 +192,11 @@ def movements(
     rel_thr: float,
     stop_floor: float = 0.0,
     decel: float | None = None,
+    creep: int = 0,
 ) -> list[Movement]:
     """Split one ball's frames into runs of motion (``moving`` (F,) bool mask);
-    ``stop_floor`` (mm), ``decel`` (mm/frame^2): see :func:`stop_time`."""
+    ``stop_floor`` (mm), ``decel`` (mm/frame^2): see :func:`stop_time`; ``creep``:
+    frames a ball may still roll after ``moving`` ends (its rest is read after them)."""
     out: list[Movement] = []
     valid = _valid(xy)
     n = len(xy)
@@ -230,8 +232,15 @@ def movements(
         elif len(after) == 0:  # the video ends with the ball still moving
             stop_f, stop_at, ve = float(g), xy[g], np.zeros(2)
         else:
-            rest1 = np.median(xy[after], axis=0)
-            stop_f = stop_time(xy, f, g + len(after), rest1, eps, stop_floor, decel)
+            # the ball still creeps after the motion mask lets go (below ``move_mm`` over
+            # two frames): its rest is read from the frames after it stopped creeping
+            nxt = np.nonzero(moving[g + 1 :] & valid[g + 1 :])[0]
+            end = g + 1 + int(nxt[0]) if len(nxt) else n
+            later = np.arange(g + 1 + creep, min(end, g + 7 + creep))
+            later = later[valid[later]]
+            use = later if creep and len(later) >= 3 else after
+            rest1 = np.median(xy[use], axis=0)
+            stop_f = stop_time(xy, f, int(use[-1]), rest1, eps, stop_floor, decel)
             stop_at, ve = rest1, np.zeros(2)
         kinks = find_kinks(xy, f, g if gone else min(n - 1, g + 1), abs_thr, rel_thr)
         hidden = visible[f : g + 1].mean() < 0.5

@@ -97,6 +97,7 @@ def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Mo
             rel_thr=s.kink_rel,
             stop_floor=STOP_LAG_SIGMAS * s.sigma_mm,
             decel=decel,
+            creep=int(np.ceil(0.5 * s.move_mm / decel)) if decel else 0,
         )
     return sorted((m for m in out if _real(m, series, s)), key=lambda m: m.start_f)
 

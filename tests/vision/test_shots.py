@@ -209,3 +209,21 @@ def test_rolling_decel_is_measured_from_slow_rolling_balls() -> None:
     balls = np.stack([_braking(40.0 + k, 0.19, 60, 500.0 + 100 * k) for k in range(3)])
     assert rolling_decel(balls) == pytest.approx(0.19, abs=0.01)
     assert rolling_decel(balls[:, :8]) is None  # too few frames to tell
+
+
+@pytest.mark.parametrize("noise_mm", [0.0, 0.5])
+def test_a_shot_ends_where_the_last_ball_stops_though_noise_hides_its_creep(noise_mm) -> None:
+    """A ball struck at frame 20 rolls to a stop at frame 90.4 (0.2 mm/frame^2); with
+    0.5 mm of noise on every row its last ~9 frames move less than the motion threshold,
+    yet the shot ends within a frame of the stop."""
+    rng = np.random.default_rng(5)
+    n, t_stop, a = 140, 90.4, 0.2
+    t = np.arange(n, dtype=float)
+    togo = 0.5 * a * np.clip(t_stop - t, 0.0, None) ** 2
+    togo[t < 20] = togo[20]
+    ball = np.c_[2500.0 - togo, np.full(n, 800.0)]
+    other = _still((900.0, 400.0), n)
+    paths = {k: p + rng.normal(0.0, noise_mm, p.shape) for k, p in (("w1", ball), ("w2", other))}
+    cut = cut_tracks(_rows(paths), T, FPS)
+    assert len(cut.shots) == 1
+    assert abs(cut.shots[0].end.frame - t_stop) <= 1.0
