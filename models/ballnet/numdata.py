@@ -15,6 +15,11 @@ no player covers the ball, the smear is under 0.25 r and the ball radius is at l
 radius is under ``SURE_R_PX`` or the ball has no number (yellow); -1 (ignored) between.
 
     python -m models.ballnet.numdata OUT.npz --scenes 40 --frames 10 --seed 1 [--jobs 2]
+    python -m models.ballnet.numdata OUT.npz --sheet /tmp/sheet   # contact sheets of OUT.npz
+
+``--sheet PREFIX`` writes ``PREFIX_1080.png`` and ``PREFIX_720.png``: 48 random readable
+patches of an existing ``OUT.npz`` each, magnified 4x (nearest), label and radius (px)
+under each, to judge by eye whether a person could read the figures.
 """
 
 from __future__ import annotations
@@ -110,6 +115,24 @@ def scene(seed: int, frames: int) -> dict[str, np.ndarray]:
     }
 
 
+def sheet(data: dict[str, np.ndarray], height: int, count: int = 48, seed: int = 0) -> np.ndarray:
+    """A BGR contact sheet of ``count`` random readable patches of pictures ``height`` px
+    high, each magnified 4x (nearest) with its label and ball radius (px) written under it."""
+    idx = np.flatnonzero((data["height"] == height) & (data["number"] > 0))
+    if not len(idx):
+        raise ValueError(f"no readable {height}p patches")
+    pick = np.random.default_rng(seed).choice(idx, min(count, len(idx)), replace=False)
+    tiles = []
+    for i in pick:
+        t = cv2.resize(data["x"][i], (128, 128), interpolation=cv2.INTER_NEAREST)
+        t = cv2.copyMakeBorder(t, 0, 20, 0, 0, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        txt = f"{data['number'][i]} r{data['radius'][i]:.1f}"
+        cv2.putText(t, txt, (2, 144), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1)
+        tiles.append(t)
+    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % 8)
+    return np.vstack([np.hstack(tiles[k : k + 8]) for k in range(0, len(tiles), 8)])
+
+
 def _job(args: tuple[int, int]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
@@ -122,7 +145,14 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1, help="first scene seed")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--sheet", help="write contact sheets of OUT (an existing .npz) instead")
     a = ap.parse_args()
+    if a.sheet:
+        data = dict(np.load(a.out))
+        for h in (1080, 720):
+            cv2.imwrite(f"{a.sheet}_{h}.png", sheet(data, h))
+            print(f"{a.sheet}_{h}.png")
+        return
     work = [(s, a.frames) for s in range(a.seed, a.seed + a.scenes)]
     if a.jobs > 1:
         with Pool(a.jobs) as pool:

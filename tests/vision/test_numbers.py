@@ -133,3 +133,19 @@ def test_reader_load_errors_are_one_line(tmp_path, damage):
     with pytest.raises(ValueError) as e:
         NumberReader.load(tmp_path)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("readable, rows", [(48, 6), (5, 1)])
+def test_contact_sheet_of_readable_patches(readable, rows):
+    from models.ballnet.numdata import sheet
+
+    n = readable + 4
+    data = {
+        "x": np.full((n, 32, 32, 3), 200, np.uint8),
+        "number": np.r_[np.arange(readable) % 15 + 1, np.zeros(4, int)],
+        "radius": np.full(n, 14.5),
+        "height": np.full(n, 1080),
+    }
+    assert sheet(data, 1080).shape == (rows * 148, 8 * 128, 3)
+    with pytest.raises(ValueError, match="no readable 720p"):
+        sheet(data, 720)
