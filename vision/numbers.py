@@ -17,8 +17,11 @@ ball), so a number also needs the most likely number of at least ``AGREE`` of th
 readable views and at least ``MIN_VIEWS`` of them. :func:`assign_numbers` decides: a
 Hungarian assignment over undecided tracks x free numbers on the posterior, a number given
 only when its posterior is at least ``P_SURE``, the views agree, and no other track holds
-it (contract §3: white balls are ``1`` … ``15`` where the number is known). A wrong number
-costs more than none (classic pyramid scores the numbers), so the rule is conservative.
+it (contract §3: white balls are ``1`` … ``15`` where the number is known). 6 and 9 are one
+figure (the renderer prints no underline and figures turn at any angle): a track read as it
+takes 6 or 9 only when another track holds the other. The last undecided track takes the
+last free number by elimination when the other 14 are held. A wrong number costs more than
+none (classic pyramid scores the numbers), so the rule is conservative.
 """
 
 from __future__ import annotations
