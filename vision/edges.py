@@ -193,6 +193,49 @@ class EdgeEvents:
             out.append((k.f, name))
         return out
 
+    def flown_from_rest(self, moves: list[Movement], skip: frozenset[str]) -> list[Event]:
+        """off_table (or pocket) of a ball at rest that vanished in the frame a moving ball
+        of the shot (``moves``) reached it: hit so hard it left the surface before the
+        next frame (no sample of it moving). Its last row must be measured, not one
+        predicted under an arm, and it must not be seen there again (``gone_event``)."""
+        mine = {m.ball for m in moves}
+        lo = min(m.first for m in moves)
+        hi = min(self.s.n_frames - 1, max(m.last for m in moves) + 1)
+        out: list[Event] = []
+        for b, ident in enumerate(self.s.ids):
+            if ident in mine or ident in skip:
+                continue
+            seen = ~np.isnan(self.s.xy[b, :, 0])
+            rows = np.nonzero(seen[: hi + 1])[0]
+            if not len(rows) or not lo <= rows[-1] < hi or not self.s.visible[b, rows[-1]]:
+                continue
+            e = int(rows[-1])
+            if seen[e + 1 : e + 1 + int(self.s.fps)].any():
+                continue
+            at = self.s.xy[b, e]
+            if not any(self._reaches(o, at, e) for o in moves):
+                continue
+            m = Movement(
+                ident, e, e, tuple(at), tuple(at), (0.0, 0.0), (0.0, 0.0), (), True, False, e, e
+            )
+            if (ev := self.gone_event(m)) is not None:
+                out.append(ev)
+        return out
+
+    def _reaches(self, o: Movement, at: np.ndarray, e: int) -> bool:
+        """Ball ``o`` (moving) came within touching reach of ``at`` (mm) between frames
+        ``e`` and ``e + 1``."""
+        if not o.first - 1 <= e <= o.last:
+            return False
+        xy = self.s.xy[self.s.index(o.ball), e : e + 2]
+        if np.isnan(xy[:, 0]).any():
+            xy = xy[~np.isnan(xy[:, 0])]
+        if not len(xy):
+            return False
+        step = float(np.linalg.norm(xy[-1] - xy[0]))
+        d = np.linalg.norm(xy - at, axis=1).min()
+        return bool(d < 2 * self.R + 0.3 * self.R + step)
+
     def _seen_again(self, m: Movement, within_s: float = 2.0) -> bool:
         """The vanished ball is seen again within ``within_s`` seconds and six radii of
         where it was lost: it was hidden, it did not leave (a re-spotted ball comes back

@@ -282,6 +282,7 @@ class EventFinder(EdgeEvents):
                     for f, name in self.jaw_hits(m, ev.pocket, [f for f, _ in hits]):
                         events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             events += self._crossings(b, m)
+        events += self.flown_from_rest(moves, frozenset(self.skittles))
         self._touches(moves, contacts, add_contact)
         self._scan(moves, contacts, add_contact, set_off)
         if self.skittles:

@@ -203,3 +203,30 @@ def test_relink_never_joins_two_colours():
     assert np.isnan(s.xy[s.index("black1"), -1, 0])
     s = relink(series_from_tracks(_rows({"yellow": a, "w17": b}), FPS), R)
     assert not np.isnan(s.xy[s.index("yellow"), -1, 0])  # a blurred yellow read as white
+
+
+@pytest.mark.parametrize(
+    ("hit", "back", "off"),
+    [
+        (True, False, True),  # struck at rest by the rail and gone the next frame: flew off
+        (False, False, False),  # gone with no ball near it: not this shot's doing
+        (True, True, False),  # struck, lost, seen again there within a second: hidden
+    ],
+)
+def test_a_ball_that_vanishes_from_rest_as_a_ball_reaches_it_flew_off(hit, back, off):
+    """``w1`` rests 18 mm from the left cushion line at (3300, 52); the cue ball rolls
+    at 40 mm/frame toward it (or toward a place 500 mm away) and reaches it at frame 30,
+    where ``w1``'s rows end (``back``: it is seen again at frame 45)."""
+    n = 80
+    target = np.array([3300.0, 52.0]) if hit else np.array([2800.0, 52.0])
+    d = np.array([-1.0, 1.0]) / np.sqrt(2.0)
+    t = np.clip(np.arange(n, dtype=float) - 10.0, 0.0, 20.0)  # rolls 20 frames, stops
+    cue = target + d * (2 * R + 800.0) - np.outer(t, d) * 40.0
+    w1 = _still((3300.0, 52.0), n)
+    w1[31:] = np.nan
+    if back:
+        w1[45:] = (3300.0, 52.0)
+    cut = cut_tracks(_rows({"yellow": cue, "w1": w1}), PYR, FPS)
+    ev = [e for s in cut.shots for e in s.events if e.type == EventType.OFF_TABLE]
+    assert [(e.ball, e.frame) for e in ev] == ([("w1", 30)] if off else [])
+    assert not any(e.type == EventType.POCKET for s in cut.shots for e in s.events)
