@@ -268,6 +268,7 @@ def impulse_scan(
     ``decel`` (mm/frame^2): the rolling deceleration, taken off the fitted velocities
     first (:func:`_unbrake`)."""
     idx = [series.index(b) for b in balls]
+    seen = series.visible[idx]
     began = [np.asarray((starts or {}).get(b, []), float) for b in balls]
     xy = series.xy[idx]
     names = list(balls)
@@ -277,6 +278,9 @@ def impulse_scan(
         if fit is None:
             continue
         ok = ~np.isnan(fit[:, :, :, 0]).any(axis=(1, 2))
+        # a bridged stretch (not measured: under an arm) is straight by construction and
+        # bends where it meets the measurements: no velocity change to read there
+        ok &= seen[:, k - 2 : k + 4].all(axis=1)
         gap = _segment_gaps(xy[:, k], xy[:, k + 1]) - 2 * R
         speed0 = np.nan_to_num(np.linalg.norm(fit[:, 0, 1], axis=1))
         near = (gap < tol_mm) & ok[:, None] & ok[None]

@@ -125,3 +125,13 @@ def test_a_ball_falling_into_a_middle_pocket_may_cross_the_centre_line(x_last, c
     kinds = [e.type for e in cut.shots[0].events]
     assert EventType.POCKET in kinds
     assert (EventType.CROSS in kinds) is crossed
+
+
+def test_impulse_scan_reads_nothing_from_a_bridged_stretch():
+    """The same push, but ``b`` unmeasured from frame 8 to 14 (under an arm, its rows a
+    straight bridge): no velocity change is read there."""
+    s, _ = _push(3.0, 1.0, 1.5, gap0=20.0)
+    vis = s.visible.copy()
+    vis[s.index("b"), 8:15] = False
+    s = Series(s.ids, s.first, s.t, s.xy, vis, s.fps)
+    assert impulse_scan(s, R, 0, N, 0.8, 3.0, ["a", "b"]) == []
