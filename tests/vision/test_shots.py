@@ -227,3 +227,23 @@ def test_a_shot_ends_where_the_last_ball_stops_though_noise_hides_its_creep(nois
     cut = cut_tracks(_rows(paths), T, FPS)
     assert len(cut.shots) == 1
     assert abs(cut.shots[0].end.frame - t_stop) <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("creep", "touched"),
+    [
+        (0.0, True),  # still, far from every ball, then moves: touched (rule 16)
+        (0.7, False),  # it was creeping all along (below the motion threshold): no touch
+    ],
+)
+def test_a_ball_that_starts_with_nothing_near_is_touched_unless_it_never_stopped(creep, touched):
+    n = 120
+    cue = _roll((800.0, 500.0), (20.0, 0.0), 10, 20, n_end=90)
+    w2 = _still((2500.0, 1400.0), n)
+    w2[20:40] += np.outer(np.arange(1, 21), (creep, 0.0))
+    w2[40:] = w2[39]
+    w2[40:60] += np.outer(np.arange(1, 21), (3.0, 0.0))
+    w2[60:] = w2[59]
+    cut = cut_tracks(_rows({"yellow": cue, "w2": w2}), T, FPS)
+    kinds = [(e.type, e.ball) for s in cut.shots for e in s.events]
+    assert ((EventType.BALL_TOUCHED, "w2") in kinds) is touched
