@@ -1,9 +1,14 @@
 """Sub-pixel ball centres at full resolution (recorded video px), from the detector's
 proposals: the foreground-weighted centroid of the pixels near each estimate inside its
-Voronoi cell among neighbours, weighted by the colour distance from the empty cloth."""
+Voronoi cell among neighbours, weighted by the colour distance from the empty cloth,
+then fitted to the ball's own circular edge (:func:`edge_centre`) where that edge is
+found: a centroid is pulled off the ball by anything unlike the cloth beside it (a
+projected halo ring, a shadow) and by the parts of the ball the cloth model does not see
+as foreground (a ball frozen to a cushion overlaps the cushion's picture)."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.colour import plate_distance
@@ -85,6 +90,9 @@ def _refine_one(
         if sw < 1e-6:
             break
         c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
+    edge = edge_centre(img, c, r, nb) if USE_EDGE else None
+    if edge is not None:
+        c = edge[0]
     d2 = dist2(c)
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
@@ -102,3 +110,173 @@ def _median_rows(x: np.ndarray) -> np.ndarray:
     lo, hi = (n - 1) // 2, n // 2
     part = np.partition(x, [lo, hi], axis=0)
     return 0.5 * (part[lo].astype(np.float64) + part[hi])
+
+
+USE_EDGE = True
+EDGE_RAYS = 48  # rays from the centre along which the ball's edge is looked for
+EDGE_STEP = 0.5  # video px between samples along a ray
+EDGE_BANDS = ((0.75, 1.25), (0.85, 1.15))  # radii searched per iteration (x r) ...
+EDGE_BANDS_CROWDED = (
+    (0.45, 1.6),
+    (0.7, 1.3),
+    (0.8, 1.2),
+)  # ... from the centroid  # radii searched, per iteration (x r)
+EDGE_SEARCH = 0.6  # the circle's centre is searched this share of r around the estimate
+EDGE_BRIGHTNESS = 0.4  # a pure change of brightness counts this much in an edge
+EDGE_CLIP = 80  # percentile of the edge strengths at which one ray's vote is clipped
+EDGE_INLIER = 0.12  # an edge point within this share of r of the fitted circle counts
+EDGE_MIN_INLIERS = 0.45  # least share of the rays whose edge lies on the circle
+EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
+EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
+
+
+def edge_centre(
+    img: np.ndarray,
+    c: np.ndarray,
+    r: float,
+    nb: np.ndarray | None = None,
+) -> tuple[np.ndarray, float, float] | None:
+    """The centre (video px) of the ball's circular edge near the estimate ``c`` (video
+    px) for the expected radius ``r`` (video px), or None where no such edge is found.
+
+    Along :data:`EDGE_RAYS` rays from the estimate the strongest colour step is the edge
+    point of each ray (sub-pixel, a parabola through the step's neighbours); a circle
+    is fitted to the points by robust least squares (Tukey weights, radius free near
+    ``r``), and the rays are cast again from the new centre over narrower radii
+    (:data:`EDGE_BANDS`). Edges beyond the bisector with a neighbour ``nb`` (M,2 video
+    px; touching balls) are not looked for. A straight cushion edge or a halo ring
+    crosses the rays at radii off the circle and is rejected as an outlier.
+
+    Returns (centre (2,) video px, fitted radius px, share of rays on the circle)."""
+    c0 = np.asarray(c, float)
+    H, W = img.shape[:2]
+    half = int(np.ceil((EDGE_BANDS_CROWDED[0][1] + EDGE_MAX_SHIFT) * r)) + 2
+    x0, y0 = max(0, int(c0[0]) - half), max(0, int(c0[1]) - half)
+    x1, y1 = min(W, int(c0[0]) + half + 1), min(H, int(c0[1]) + half + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8 or r < 2.0:
+        return None
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    th = np.linspace(0.0, 2 * np.pi, EDGE_RAYS, endpoint=False)
+    dirs = np.c_[np.cos(th), np.sin(th)]
+    nb = np.zeros((0, 2)) if nb is None else np.asarray(nb, float).reshape(-1, 2)
+    if len(nb):  # among neighbours: the centroid in its cell is near; their edges are not
+        cc, bands = c0.copy(), EDGE_BANDS_CROWDED
+    else:  # alone: a halo, a shadow or a cushion may have pulled the centroid far off
+        cc, bands = c0 + _circle_vote(roi, c0 - [x0, y0], r, dirs[::2]), EDGE_BANDS
+    rho, share = r, 0.0
+    for lo, hi in bands:
+        t = np.arange(lo * r - EDGE_STEP, hi * r + 1.5 * EDGE_STEP, EDGE_STEP)
+        px = cc[0] - x0 + dirs[:, :1] * t[None, :]
+        py = cc[1] - y0 + dirs[:, 1:] * t[None, :]
+        s = cv2.remap(
+            roi,
+            px.astype(np.float32),
+            py.astype(np.float32),
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        step = _edge_strength(s[:, 2:] - s[:, :-2], s[:, 2:] + s[:, :-2])  # (K, J-2)
+        tt = t[1:-1]
+        reach = np.full(EDGE_RAYS, np.inf)  # along each ray: up to the nearest bisector
+        for q in nb:
+            d = q - cc
+            cos = dirs @ d
+            with np.errstate(divide="ignore"):
+                reach = np.minimum(reach, np.where(cos > 1e-6, 0.5 * (d @ d) / cos, np.inf))
+        step = np.where(tt[None, :] <= reach[:, None], step, 0.0)
+        j = np.argmax(step, axis=1)
+        k = np.arange(EDGE_RAYS)
+        ok = (j > 0) & (j < len(tt) - 1) & (step[k, j] > 0)
+        jm, jp = np.clip(j - 1, 0, len(tt) - 1), np.clip(j + 1, 0, len(tt) - 1)
+        a, b, e = step[k, jm], step[k, j], step[k, jp]
+        den = a - 2 * b + e
+        off = np.where(ok & (den < 0), 0.5 * (a - e) / np.where(den < 0, den, -1.0), 0.0)
+        rad = tt[j] + np.clip(off, -0.5, 0.5) * EDGE_STEP
+        if ok.sum() < EDGE_MIN_INLIERS * EDGE_RAYS:
+            return None
+        pts = cc + dirs[ok] * rad[ok, None]
+        strength = b[ok]
+        fit = _fit_circle(pts, strength, cc, rho, r)
+        if fit is None:
+            return None
+        cc, rho, share = fit[0], fit[1], fit[2] * ok.mean()
+    if (
+        share < EDGE_MIN_INLIERS
+        or np.linalg.norm(cc - c0) > EDGE_MAX_SHIFT * r
+        or not EDGE_RADIUS[0] * r <= rho <= EDGE_RADIUS[1] * r
+    ):
+        return None
+    return cc, rho, share
+
+
+def _circle_vote(roi: np.ndarray, c: np.ndarray, r: float, dirs: np.ndarray) -> np.ndarray:
+    """The offset (px) from ``c`` (ROI px) of the centre whose circle of radius about
+    ``r`` px crosses the strongest colour edges of ``roi`` (a Hough vote for a known
+    radius, whole pixels within :data:`EDGE_SEARCH` r): every ray ``dirs`` (K,2) votes
+    its strongest edge near the circle, clipped so that a few strong edges that are not
+    the ball's (a highlight, a halo, a cushion) cannot outvote its whole outline."""
+    gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
+    g = np.sqrt(_edge_strength(gx, roi, squared=True) + _edge_strength(gy, roi, squared=True))
+    m = int(np.ceil(EDGE_SEARCH * r))
+    o = np.arange(-m, m + 1)
+    ox, oy = np.meshgrid(o, o)
+    ox, oy = ox.ravel(), oy.ravel()
+    rad = r * np.array([0.92, 1.0, 1.08])
+    dx = np.rint(dirs[:, 0, None] * rad[None]).astype(int).ravel()  # (K*3,)
+    dy = np.rint(dirs[:, 1, None] * rad[None]).astype(int).ravel()
+    cx, cy = int(round(c[0])), int(round(c[1]))
+    h, w = g.shape
+    xi = np.clip(cx + ox[:, None] + dx[None], 0, w - 1)
+    yi = np.clip(cy + oy[:, None] + dy[None], 0, h - 1)
+    vote = g[yi, xi].reshape(len(ox), len(dirs), 3).max(axis=2)  # (centres, K)
+    cap = float(np.percentile(vote, EDGE_CLIP))
+    best = int(np.argmax(np.minimum(vote, cap).sum(axis=1)))
+    return np.array([cx + ox[best] - c[0], cy + oy[best] - c[1]], float)
+
+
+def _edge_strength(delta: np.ndarray, colour: np.ndarray, squared: bool = False) -> np.ndarray:
+    """The size of a colour change ``delta`` (..., 3 BGR) at pixels of colour ``colour``
+    (..., 3): a change of brightness alone (along the colour's own direction: a shadow's
+    edge, shading) counts by :data:`EDGE_BRIGHTNESS`, a change of hue in full."""
+    unit = colour / np.maximum(np.linalg.norm(colour, axis=-1, keepdims=True), 1e-3)
+    along = (delta * unit).sum(axis=-1)
+    sq = np.maximum((delta * delta).sum(axis=-1) - (1 - EDGE_BRIGHTNESS**2) * along * along, 0)
+    return sq if squared else np.sqrt(sq)
+
+
+def _fit_circle(
+    pts: np.ndarray, strength: np.ndarray, c: np.ndarray, rho: float, r: float
+) -> tuple[np.ndarray, float, float] | None:
+    """Robust circle through edge points ``pts`` (K,2 px) weighted by ``strength`` (K,),
+    from centre ``c`` and radius ``rho`` (px); the radius is held near the expected
+    ``r`` by a weak prior. Returns (centre, radius, share of points that are inliers)."""
+    scale = EDGE_INLIER * r
+    prior = 0.5 * float(np.median(strength)) * len(pts) / 16.0  # about 1/16 of the rays
+    w_in = np.zeros(len(pts))
+    for _ in range(6):
+        d = pts - c
+        dist = np.linalg.norm(d, axis=1)
+        if np.any(dist < 1e-6):
+            return None
+        u = d / dist[:, None]
+        res = dist - rho
+        z = res / (3.0 * scale)
+        w_in = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)  # Tukey's biweight
+        w = w_in * strength
+        if w.sum() <= 0:
+            return None
+        J = np.c_[-u, -np.ones(len(pts))]  # d res / d (cx, cy, rho)
+        A = (J * w[:, None]).T @ J
+        g = (J * w[:, None]).T @ res
+        A[2, 2] += prior
+        g[2] += prior * (rho - r)
+        try:
+            delta = np.linalg.solve(A, -g)
+        except np.linalg.LinAlgError:
+            return None
+        c, rho = c + delta[:2], rho + float(delta[2])
+        if float(np.abs(delta).max()) < 0.01:
+            break
+    res = np.linalg.norm(pts - c, axis=1) - rho
+    return c, rho, float(np.mean(np.abs(res) < scale))
