@@ -249,7 +249,11 @@ class Detector:
         # it before the dilation)
         body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
         local = cv2.dilate(body, self._local_kernel)
-        f = (dd > self.thr) & (dd >= LOCAL_FRACTION * local) & self._region_box[Y0:Y1, X0:X1]
+        rel = (dd >= LOCAL_FRACTION * local).astype(np.uint8)
+        # lone pixels failing only the relative test (7 of their 8 neighbours pass) are a
+        # ball's glare spots (a black ball's): filled, or the opening erodes the ball away
+        rel |= cv2.boxFilter(rel, -1, (3, 3), normalize=False) >= 7
+        f = (dd > self.thr) & (rel > 0) & self._region_box[Y0:Y1, X0:X1]
         f = cv2.morphologyEx(f.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
         a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
         fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
