@@ -226,6 +226,7 @@ def snooker_check(quick: bool) -> dict:
         "median_mm": float(np.median(ok)) if len(ok) else None,
         "mean_mm": float(ok.mean()) if len(ok) else None,
         "p90_mm": float(np.percentile(ok, 90)) if len(ok) else None,
+        "max_mm": float(ok.max()) if len(ok) else None,
         "within_10mm_of_all": float(np.mean(e <= 10)),
     }
 

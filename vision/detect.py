@@ -121,6 +121,7 @@ class Detector:
         self._last: Detections | None = None
         self._calm = 0  # full detections in a row that saw no change
         self._measured = -(10**9)  # the frame of the last full detection
+        self._first_look = True  # no balls measured yet (a still image: every ball at rest)
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -249,12 +250,12 @@ class Detector:
         # it before the dilation)
         body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
         local = cv2.dilate(body, self._local_kernel)
-        rel = (dd >= LOCAL_FRACTION * local).astype(np.uint8)
-        # lone pixels failing only the relative test (7 of their 8 neighbours pass) are a
-        # ball's glare spots (a black ball's): filled, or the opening erodes the ball away
-        rel |= cv2.boxFilter(rel, -1, (3, 3), normalize=False) >= 7
-        f = (dd > self.thr) & (rel > 0) & self._region_box[Y0:Y1, X0:X1]
-        f = cv2.morphologyEx(f.astype(np.uint8), cv2.MORPH_OPEN, self._kernel)
+        inside = self._region_box[Y0:Y1, X0:X1]
+        f = ((dd > self.thr) & (dd >= LOCAL_FRACTION * local) & inside).astype(np.uint8)
+        # lone holes (7 of their 8 neighbours foreground) are a ball's glare spots (a black
+        # ball's, near the cloth's colour): filled, or the opening erodes the ball away
+        f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
+        f = cv2.morphologyEx(f, cv2.MORPH_OPEN, self._kernel)
         a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
         fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
 
@@ -470,6 +471,7 @@ class Detector:
         static: dict[tuple, tuple] = {}
         ox, oy = self._bbox[:2]
         again: dict[tuple, tuple] = {}  # still blobs measured again: key -> (entry, balls)
+        settled = np.full(n, self._first_look)  # balls at rest: their edge is sharp
         members: dict[tuple, list[int]] = {}  # blob key -> its balls
         for k, key in enumerate(owner):
             members.setdefault(key, []).append(k)
@@ -485,14 +487,17 @@ class Detector:
                 if old[3] < AVERAGE_MAX and frame.index - old[4] >= AVERAGE_EVERY:
                     again[key] = (old, idx)
                     todo[idx] = True  # from the mean so far
+                    settled[idx] = True
             else:
                 static[key] = (patch.copy(), None, idx, 1, frame.index)  # 1 measurement
         if todo.any():
+            sharp = settled & (np.asarray(blurred, float) == 0)  # a moving ball's edge is not
             new = refine_centres(
-                frame.image, self.plate_full, uv, radii, self.thr, self.pn, todo=todo
+                frame.image, self.plate_full, uv, radii, self.thr, self.pn, todo=todo, sharp=sharp
             )
             for arr, fresh in zip((uv, score, ring, bgr), new, strict=True):
                 arr[todo] = fresh[todo]
+        self._first_look = False
         for key, (old, idx) in again.items():  # a still ball: the mean of its measurements
             m = old[3]
             uv[idx] = (np.array([v[0] for v in old[1]]) * m + uv[idx]) / (m + 1)

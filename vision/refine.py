@@ -24,9 +24,13 @@ def refine_centres(
     iters: int = 3,
     passes: int = 2,
     todo: np.ndarray | None = None,
+    sharp: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
-    pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours.
+    pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours,
+    then, for a ball marked ``sharp`` (N,) bool (default all; the detector marks balls at
+    rest) whose centroid may have been pulled off it (:func:`_pulled`), the centre of
+    its own circular edge (:func:`edge_centre`) where that is found.
     A second pass re-runs the balls that have neighbours, with the neighbours refined.
 
     Returns (uv (N,2) video px, coverage of the disk (N,), share of foreground in the
@@ -43,7 +47,8 @@ def refine_centres(
             crowded |= len(nb) > 0
             if (p > 0 and len(nb) == 0) or (todo is not None and not todo[i]):
                 continue
-            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters)
+            ok = sharp is None or bool(sharp[i])
+            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters, ok)
             if res is not None:
                 out[i], score[i], ring[i], bgr[i] = res
         if not crowded:
@@ -60,6 +65,7 @@ def _refine_one(
     nb: np.ndarray,
     thr: float,
     iters: int,
+    sharp: bool = True,
 ) -> tuple[np.ndarray, float, float, np.ndarray] | None:
     """Refine one centre ``c`` (video px) of radius ``r`` px among neighbours ``nb``."""
     H, W = img.shape[:2]
@@ -90,9 +96,10 @@ def _refine_one(
         if sw < 1e-6:
             break
         c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
-    edge = edge_centre(img, c, r, nb) if USE_EDGE else None
-    if edge is not None:
-        c = edge[0]
+    if USE_EDGE and sharp and _pulled(wgt, dist2(c), r, cell(c) if len(nb) else None):
+        edge = edge_centre(img, c, r, nb)
+        if edge is not None:
+            c = edge[0]
     d2 = dist2(c)
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
@@ -104,6 +111,20 @@ def _refine_one(
     return c, score, ring, bgr
 
 
+def _pulled(wgt: np.ndarray, d2: np.ndarray, r: float, cell: np.ndarray | None) -> bool:
+    """True where the centroid may have been pulled off the ball: its disk (radius ``r``
+    px; ``d2`` squared px distances from the centroid) is not wholly foreground (part of
+    the ball not seen: frozen to a cushion, whose picture the plate holds) or foreground
+    lies just outside it (a halo, a shadow) within its Voronoi ``cell`` (None: alone)."""
+    disk = d2 <= r * r
+    cover = float(wgt[disk].sum()) / max(1.0, np.pi * r * r)
+    ann = (d2 > (1.2 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
+    if cell is not None:
+        ann &= cell
+    beside = float(wgt[ann].mean()) if ann.any() else 0.0
+    return cover < EDGE_GATE_COVER or beside > EDGE_GATE_BESIDE
+
+
 def _median_rows(x: np.ndarray) -> np.ndarray:
     """``np.median(x, axis=0)`` for an (N, C) array, without its overhead (float64)."""
     n = len(x)
@@ -113,19 +134,30 @@ def _median_rows(x: np.ndarray) -> np.ndarray:
 
 
 USE_EDGE = True
+EDGE_GATE_COVER = 0.97  # the edge is fitted where the disk is less foreground than this ...
+EDGE_GATE_BESIDE = 0.05  # ... or more of the ring just outside it (1.2 r .. 1.6 r) than this
 EDGE_RAYS = 48  # rays from the centre along which the ball's edge is looked for
 EDGE_STEP = 0.5  # video px between samples along a ray
-EDGE_BANDS = ((0.75, 1.25), (0.85, 1.15))  # radii searched per iteration (x r) ...
-EDGE_BANDS_CROWDED = (
-    (0.45, 1.6),
-    (0.7, 1.3),
-    (0.8, 1.2),
-)  # ... from the centroid  # radii searched, per iteration (x r)
+EDGE_BANDS = ((0.75, 1.25), (0.85, 1.15))  # radii searched per iteration (x r): alone ...
+EDGE_BANDS_CROWDED = ((0.45, 1.6), (0.7, 1.3), (0.8, 1.2))  # ... among neighbours
+EDGE_PEAK = 0.5  # a ray's edge: its innermost step of this share of its strongest ...
+EDGE_INNER = 0.7  # ... from this share of r out (a highlight lies further in)
 EDGE_SEARCH = 0.6  # the circle's centre is searched this share of r around the estimate
-EDGE_BRIGHTNESS = 0.4  # a pure change of brightness counts this much in an edge
+VOTE_BRIGHTNESS = 0.4  # in the vote a pure change of brightness (a shadow) counts this much
+OPPONENT = np.array(  # BGR -> (brightness x VOTE_BRIGHTNESS, two hue axes), orthonormal
+    [
+        [VOTE_BRIGHTNESS / np.sqrt(3)] * 3,
+        [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0],
+        [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)],
+    ],
+    np.float32,
+)
+VOTE_STEP = 2  # px between the centres the vote compares
 EDGE_CLIP = 80  # percentile of the edge strengths at which one ray's vote is clipped
 EDGE_INLIER = 0.12  # an edge point within this share of r of the fitted circle counts
-EDGE_MIN_INLIERS = 0.45  # least share of the rays whose edge lies on the circle
+EDGE_MIN_INLIERS = 0.8  # least share of the rays whose edge lies on the circle ...
+EDGE_WEAK_SHARE = 0.5  # ... and after the first fit (or the fit stops early)
+EDGE_MIN_STEP = 20.0  # the circle's edges: at least this colour step (8-bit BGR per px)
 EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
 EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
 
@@ -139,13 +171,18 @@ def edge_centre(
     """The centre (video px) of the ball's circular edge near the estimate ``c`` (video
     px) for the expected radius ``r`` (video px), or None where no such edge is found.
 
-    Along :data:`EDGE_RAYS` rays from the estimate the strongest colour step is the edge
-    point of each ray (sub-pixel, a parabola through the step's neighbours); a circle
+    A ball alone is first placed by a vote (:func:`_circle_vote`: the circle of radius
+    ``r`` through the strongest hue edges within :data:`EDGE_SEARCH` r; the edge of the
+    ball's shadow, a disc of its size, is mostly a change of brightness). Then along
+    :data:`EDGE_RAYS` rays from the centre each ray's edge point is its innermost strong
+    colour step beyond a highlight's reach (a halo, a shadow or a cushion lies outside
+    the ball's edge; sub-pixel: a parabola through the step and its neighbours), a circle
     is fitted to the points by robust least squares (Tukey weights, radius free near
-    ``r``), and the rays are cast again from the new centre over narrower radii
+    ``r``) and the rays are cast again from the new centre over narrower radii
     (:data:`EDGE_BANDS`). Edges beyond the bisector with a neighbour ``nb`` (M,2 video
-    px; touching balls) are not looked for. A straight cushion edge or a halo ring
-    crosses the rays at radii off the circle and is rejected as an outlier.
+    px; touching balls) are not looked for. None unless most rays (:data:`EDGE_MIN_INLIERS`)
+    end on the circle at a sharp step (:data:`EDGE_MIN_STEP`; a moving ball's edge is
+    smeared), near the estimate and of about the radius expected.
 
     Returns (centre (2,) video px, fitted radius px, share of rays on the circle)."""
     c0 = np.asarray(c, float)
@@ -159,54 +196,78 @@ def edge_centre(
     th = np.linspace(0.0, 2 * np.pi, EDGE_RAYS, endpoint=False)
     dirs = np.c_[np.cos(th), np.sin(th)]
     nb = np.zeros((0, 2)) if nb is None else np.asarray(nb, float).reshape(-1, 2)
-    if len(nb):  # among neighbours: the centroid in its cell is near; their edges are not
+    if len(nb):  # among neighbours: the centroid in its cell is near
         cc, bands = c0.copy(), EDGE_BANDS_CROWDED
     else:  # alone: a halo, a shadow or a cushion may have pulled the centroid far off
         cc, bands = c0 + _circle_vote(roi, c0 - [x0, y0], r, dirs[::2]), EDGE_BANDS
-    rho, share = r, 0.0
-    for lo, hi in bands:
-        t = np.arange(lo * r - EDGE_STEP, hi * r + 1.5 * EDGE_STEP, EDGE_STEP)
-        px = cc[0] - x0 + dirs[:, :1] * t[None, :]
-        py = cc[1] - y0 + dirs[:, 1:] * t[None, :]
-        s = cv2.remap(
-            roi,
-            px.astype(np.float32),
-            py.astype(np.float32),
-            cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        step = _edge_strength(s[:, 2:] - s[:, :-2], s[:, 2:] + s[:, :-2])  # (K, J-2)
-        tt = t[1:-1]
-        reach = np.full(EDGE_RAYS, np.inf)  # along each ray: up to the nearest bisector
-        for q in nb:
-            d = q - cc
-            cos = dirs @ d
-            with np.errstate(divide="ignore"):
-                reach = np.minimum(reach, np.where(cos > 1e-6, 0.5 * (d @ d) / cos, np.inf))
-        step = np.where(tt[None, :] <= reach[:, None], step, 0.0)
-        j = np.argmax(step, axis=1)
-        k = np.arange(EDGE_RAYS)
-        ok = (j > 0) & (j < len(tt) - 1) & (step[k, j] > 0)
-        jm, jp = np.clip(j - 1, 0, len(tt) - 1), np.clip(j + 1, 0, len(tt) - 1)
-        a, b, e = step[k, jm], step[k, j], step[k, jp]
-        den = a - 2 * b + e
-        off = np.where(ok & (den < 0), 0.5 * (a - e) / np.where(den < 0, den, -1.0), 0.0)
-        rad = tt[j] + np.clip(off, -0.5, 0.5) * EDGE_STEP
-        if ok.sum() < EDGE_MIN_INLIERS * EDGE_RAYS:
+    rho, share, floor = r, 0.0, 0.0
+    for it, (lo, hi) in enumerate(bands):
+        inner = it > 0 or not len(nb)  # from a centroid maybe far off: the strongest step
+        rays = _ray_edges(roi, cc - [x0, y0], r, dirs, (lo, hi), nb - cc, inner)
+        if rays is None:
             return None
-        pts = cc + dirs[ok] * rad[ok, None]
-        strength = b[ok]
-        fit = _fit_circle(pts, strength, cc, rho, r)
+        ok, rad, strength = rays
+        fit = _fit_circle(cc + dirs[ok] * rad[ok, None], strength, cc, rho, r)
         if fit is None:
             return None
-        cc, rho, share = fit[0], fit[1], fit[2] * ok.mean()
+        cc, rho, inl = fit
+        share = float(inl.sum()) / EDGE_RAYS
+        floor = float(np.median(strength[inl])) if inl.any() else 0.0
+        if floor < EDGE_MIN_STEP or share < EDGE_WEAK_SHARE:
+            return None  # no sharp circular edge here (a moving ball's is smeared)
     if (
         share < EDGE_MIN_INLIERS
+        or floor < EDGE_MIN_STEP
         or np.linalg.norm(cc - c0) > EDGE_MAX_SHIFT * r
         or not EDGE_RADIUS[0] * r <= rho <= EDGE_RADIUS[1] * r
     ):
         return None
     return cc, rho, share
+
+
+def _ray_edges(
+    roi: np.ndarray,
+    c: np.ndarray,
+    r: float,
+    dirs: np.ndarray,
+    band: tuple[float, float],
+    nb: np.ndarray,
+    inner: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Each ray's edge from ``c`` (ROI px) within ``band`` (shares of ``r``) and short of
+    the bisectors with the neighbours ``nb`` (M,2, relative to ``c``): its innermost
+    strong step (``inner``) or its strongest. Returns (rays with an edge (K,) bool, edge
+    radius px (K,), colour step at the edges with one (8-bit BGR per px)); None with too
+    few edges."""
+    lo, hi = band
+    t = np.arange(lo * r - EDGE_STEP, hi * r + 1.5 * EDGE_STEP, EDGE_STEP)
+    px = (c[0] + dirs[:, :1] * t[None, :]).astype(np.float32)
+    py = (c[1] + dirs[:, 1:] * t[None, :]).astype(np.float32)
+    s = cv2.remap(roi, px, py, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    step = np.linalg.norm(s[:, 2:] - s[:, :-2], axis=2) / (2 * EDGE_STEP)  # (K, J-2)
+    tt = t[1:-1]
+    reach = np.full(len(dirs), np.inf)  # along each ray: up to the nearest bisector
+    for d in nb:
+        cos = dirs @ d
+        with np.errstate(divide="ignore"):
+            reach = np.minimum(reach, np.where(cos > 1e-6, 0.5 * (d @ d) / cos, np.inf))
+    step = np.where(tt[None, :] <= reach[:, None], step, 0.0)
+    # the innermost strong step beyond a highlight's reach: a halo, the ball's shadow or
+    # a cushion's edge lies outside the ball's own edge
+    peak = np.zeros(step.shape, bool)
+    peak[:, 1:-1] = (step[:, 1:-1] >= step[:, :-2]) & (step[:, 1:-1] > step[:, 2:])
+    peak &= (step >= EDGE_PEAK * step.max(axis=1, keepdims=True)) & (tt >= EDGE_INNER * r)
+    first = np.where(peak.any(axis=1), np.argmax(peak, axis=1), 0)
+    j = first if inner else np.argmax(step, axis=1)
+    k = np.arange(len(dirs))
+    ok = (j > 0) & (j < len(tt) - 1) & (step[k, j] > 0)
+    if ok.sum() < EDGE_WEAK_SHARE * len(dirs):
+        return None
+    a, b, e = step[k, np.maximum(j - 1, 0)], step[k, j], step[k, np.minimum(j + 1, len(tt) - 1)]
+    den = a - 2 * b + e
+    off = np.where(ok & (den < 0), 0.5 * (a - e) / np.where(den < 0, den, -1.0), 0.0)
+    rad = tt[j] + np.clip(off, -0.5, 0.5) * EDGE_STEP
+    return ok, rad, b[ok]
 
 
 def _circle_vote(roi: np.ndarray, c: np.ndarray, r: float, dirs: np.ndarray) -> np.ndarray:
@@ -215,11 +276,12 @@ def _circle_vote(roi: np.ndarray, c: np.ndarray, r: float, dirs: np.ndarray) -> 
     radius, whole pixels within :data:`EDGE_SEARCH` r): every ray ``dirs`` (K,2) votes
     its strongest edge near the circle, clipped so that a few strong edges that are not
     the ball's (a highlight, a halo, a cushion) cannot outvote its whole outline."""
-    gx = cv2.Sobel(roi, cv2.CV_32F, 1, 0, ksize=3)
-    gy = cv2.Sobel(roi, cv2.CV_32F, 0, 1, ksize=3)
-    g = np.sqrt(_edge_strength(gx, roi, squared=True) + _edge_strength(gy, roi, squared=True))
-    m = int(np.ceil(EDGE_SEARCH * r))
-    o = np.arange(-m, m + 1)
+    opp = cv2.transform(roi, OPPONENT)  # brightness (weighted) and two hue axes
+    gx = cv2.Sobel(opp, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(opp, cv2.CV_32F, 0, 1, ksize=3)
+    g = cv2.sqrt(cv2.transform(gx * gx + gy * gy, np.ones((1, 3), np.float32)))
+    m = int(np.ceil(EDGE_SEARCH * r / VOTE_STEP)) * VOTE_STEP
+    o = np.arange(-m, m + 1, VOTE_STEP)
     ox, oy = np.meshgrid(o, o)
     ox, oy = ox.ravel(), oy.ravel()
     rad = r * np.array([0.92, 1.0, 1.08])
@@ -235,25 +297,14 @@ def _circle_vote(roi: np.ndarray, c: np.ndarray, r: float, dirs: np.ndarray) -> 
     return np.array([cx + ox[best] - c[0], cy + oy[best] - c[1]], float)
 
 
-def _edge_strength(delta: np.ndarray, colour: np.ndarray, squared: bool = False) -> np.ndarray:
-    """The size of a colour change ``delta`` (..., 3 BGR) at pixels of colour ``colour``
-    (..., 3): a change of brightness alone (along the colour's own direction: a shadow's
-    edge, shading) counts by :data:`EDGE_BRIGHTNESS`, a change of hue in full."""
-    unit = colour / np.maximum(np.linalg.norm(colour, axis=-1, keepdims=True), 1e-3)
-    along = (delta * unit).sum(axis=-1)
-    sq = np.maximum((delta * delta).sum(axis=-1) - (1 - EDGE_BRIGHTNESS**2) * along * along, 0)
-    return sq if squared else np.sqrt(sq)
-
-
 def _fit_circle(
     pts: np.ndarray, strength: np.ndarray, c: np.ndarray, rho: float, r: float
-) -> tuple[np.ndarray, float, float] | None:
+) -> tuple[np.ndarray, float, np.ndarray] | None:
     """Robust circle through edge points ``pts`` (K,2 px) weighted by ``strength`` (K,),
     from centre ``c`` and radius ``rho`` (px); the radius is held near the expected
-    ``r`` by a weak prior. Returns (centre, radius, share of points that are inliers)."""
+    ``r`` by a weak prior. Returns (centre, radius, (K,) bool: the points on it)."""
     scale = EDGE_INLIER * r
     prior = 0.5 * float(np.median(strength)) * len(pts) / 16.0  # about 1/16 of the rays
-    w_in = np.zeros(len(pts))
     for _ in range(6):
         d = pts - c
         dist = np.linalg.norm(d, axis=1)
@@ -262,8 +313,7 @@ def _fit_circle(
         u = d / dist[:, None]
         res = dist - rho
         z = res / (3.0 * scale)
-        w_in = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0)  # Tukey's biweight
-        w = w_in * strength
+        w = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0) * strength  # Tukey's biweight
         if w.sum() <= 0:
             return None
         J = np.c_[-u, -np.ones(len(pts))]  # d res / d (cx, cy, rho)
@@ -279,4 +329,4 @@ def _fit_circle(
         if float(np.abs(delta).max()) < 0.01:
             break
     res = np.linalg.norm(pts - c, axis=1) - rho
-    return c, rho, float(np.mean(np.abs(res) < scale))
+    return c, rho, np.abs(res) < scale
