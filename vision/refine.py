@@ -160,6 +160,7 @@ EDGE_WEAK_SHARE = 0.5  # ... and after the first fit (or the fit stops early)
 EDGE_MIN_STEP = 20.0  # the circle's edges: at least this colour step (8-bit BGR per px)
 EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
 EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
+FIT_ITERS = 6  # Gauss-Newton steps of the robust circle fit (most stop after 3)
 
 
 def edge_centre(
@@ -305,24 +306,30 @@ def _fit_circle(
     ``r`` by a weak prior. Returns (centre, radius, (K,) bool: the points on it)."""
     scale = EDGE_INLIER * r
     prior = 0.5 * float(np.median(strength)) * len(pts) / 16.0  # about 1/16 of the rays
-    for _ in range(6):
-        d = pts - c
-        dist = np.linalg.norm(d, axis=1)
-        if np.any(dist < 1e-6):
+    px, py = pts[:, 0], pts[:, 1]
+    for _ in range(FIT_ITERS):
+        dx, dy = px - c[0], py - c[1]
+        dist = np.sqrt(dx * dx + dy * dy)
+        if dist.min() < 1e-6:
             return None
-        u = d / dist[:, None]
+        ux, uy = dx / dist, dy / dist
         res = dist - rho
         z = res / (3.0 * scale)
         w = np.where(np.abs(z) < 1, (1 - z * z) ** 2, 0.0) * strength  # Tukey's biweight
-        if w.sum() <= 0:
+        sw = float(w.sum())
+        if sw <= 0:
             return None
-        J = np.c_[-u, -np.ones(len(pts))]  # d res / d (cx, cy, rho)
-        A = (J * w[:, None]).T @ J
-        g = (J * w[:, None]).T @ res
-        A[2, 2] += prior
-        g[2] += prior * (rho - r)
+        wx, wy = w * ux, w * uy  # normal equations of d res / d (cx, cy, rho) = -(ux, uy, 1)
+        A = np.array(
+            [
+                [wx @ ux, wx @ uy, wx.sum()],
+                [wx @ uy, wy @ uy, wy.sum()],
+                [wx.sum(), wy.sum(), sw + prior],
+            ]
+        )
+        g = np.array([wx @ res, wy @ res, w @ res - prior * (rho - r)])
         try:
-            delta = np.linalg.solve(A, -g)
+            delta = np.linalg.solve(A, g)
         except np.linalg.LinAlgError:
             return None
         c, rho = c + delta[:2], rho + float(delta[2])
