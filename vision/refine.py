@@ -13,6 +13,35 @@ import numpy as np
 
 from vision.colour import plate_distance
 
+USE_EDGE = True  # fit centres to the ball's edge where the centroid may be pulled
+EDGE_GATE_COVER = 0.97  # the edge is fitted where the disk is less foreground than this ...
+EDGE_GATE_BESIDE = 0.05  # ... or more of the ring just outside it (1.2 r .. 1.6 r) than this
+EDGE_RAYS = 48  # rays from the centre along which the ball's edge is looked for
+EDGE_STEP = 0.5  # video px between samples along a ray
+EDGE_BANDS = ((0.75, 1.25), (0.85, 1.15))  # radii searched per iteration (x r): alone ...
+EDGE_BANDS_CROWDED = ((0.45, 1.6), (0.7, 1.3), (0.8, 1.2))  # ... among neighbours
+EDGE_PEAK = 0.5  # a ray's edge: its innermost step of this share of its strongest ...
+EDGE_INNER = 0.7  # ... from this share of r out (a highlight lies further in)
+EDGE_SEARCH = 0.6  # the circle's centre is searched this share of r around the estimate
+VOTE_BRIGHTNESS = 0.4  # in the vote a pure change of brightness (a shadow) counts this much
+OPPONENT = np.array(  # BGR -> (brightness x VOTE_BRIGHTNESS, two hue axes), orthonormal
+    [
+        [VOTE_BRIGHTNESS / np.sqrt(3)] * 3,
+        [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0],
+        [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)],
+    ],
+    np.float32,
+)
+VOTE_STEP = 2  # px between the centres the vote compares
+EDGE_CLIP = 80  # percentile of the edge strengths at which one ray's vote is clipped
+EDGE_INLIER = 0.12  # an edge point within this share of r of the fitted circle counts
+EDGE_MIN_INLIERS = 0.8  # least share of the rays whose edge lies on the circle ...
+EDGE_WEAK_SHARE = 0.5  # ... and after the first fit (or the fit stops early)
+EDGE_MIN_STEP = 20.0  # the circle's edges: at least this colour step (8-bit BGR per px)
+EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
+EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
+FIT_ITERS = 6  # Gauss-Newton steps of the robust circle fit (most stop after 3)
+
 
 def refine_centres(
     img: np.ndarray,
@@ -131,36 +160,6 @@ def _median_rows(x: np.ndarray) -> np.ndarray:
     lo, hi = (n - 1) // 2, n // 2
     part = np.partition(x, [lo, hi], axis=0)
     return 0.5 * (part[lo].astype(np.float64) + part[hi])
-
-
-USE_EDGE = True
-EDGE_GATE_COVER = 0.97  # the edge is fitted where the disk is less foreground than this ...
-EDGE_GATE_BESIDE = 0.05  # ... or more of the ring just outside it (1.2 r .. 1.6 r) than this
-EDGE_RAYS = 48  # rays from the centre along which the ball's edge is looked for
-EDGE_STEP = 0.5  # video px between samples along a ray
-EDGE_BANDS = ((0.75, 1.25), (0.85, 1.15))  # radii searched per iteration (x r): alone ...
-EDGE_BANDS_CROWDED = ((0.45, 1.6), (0.7, 1.3), (0.8, 1.2))  # ... among neighbours
-EDGE_PEAK = 0.5  # a ray's edge: its innermost step of this share of its strongest ...
-EDGE_INNER = 0.7  # ... from this share of r out (a highlight lies further in)
-EDGE_SEARCH = 0.6  # the circle's centre is searched this share of r around the estimate
-VOTE_BRIGHTNESS = 0.4  # in the vote a pure change of brightness (a shadow) counts this much
-OPPONENT = np.array(  # BGR -> (brightness x VOTE_BRIGHTNESS, two hue axes), orthonormal
-    [
-        [VOTE_BRIGHTNESS / np.sqrt(3)] * 3,
-        [1 / np.sqrt(2), -1 / np.sqrt(2), 0.0],
-        [1 / np.sqrt(6), 1 / np.sqrt(6), -2 / np.sqrt(6)],
-    ],
-    np.float32,
-)
-VOTE_STEP = 2  # px between the centres the vote compares
-EDGE_CLIP = 80  # percentile of the edge strengths at which one ray's vote is clipped
-EDGE_INLIER = 0.12  # an edge point within this share of r of the fitted circle counts
-EDGE_MIN_INLIERS = 0.8  # least share of the rays whose edge lies on the circle ...
-EDGE_WEAK_SHARE = 0.5  # ... and after the first fit (or the fit stops early)
-EDGE_MIN_STEP = 20.0  # the circle's edges: at least this colour step (8-bit BGR per px)
-EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
-EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
-FIT_ITERS = 6  # Gauss-Newton steps of the robust circle fit (most stop after 3)
 
 
 def edge_centre(
