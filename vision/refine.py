@@ -68,18 +68,30 @@ def refine_centres(
     out = uv.astype(float).copy()
     n = len(uv)
     score, ring, bgr = np.zeros(n), np.zeros(n), np.zeros((n, 3))
+    reach = 3.0 * np.asarray(radii, float)  # neighbours lie within 3 r of a ball
+    idx = np.arange(n)
     for p in range(passes):
+        # pair distances (px), kept current: a refined ball's row and column are redone
+        dx = out[:, None, 0] - out[None, :, 0]
+        dy = out[:, None, 1] - out[None, :, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
         crowded = False
         for i in range(n):
-            nb = np.delete(out, i, axis=0)
-            nb = nb[np.linalg.norm(nb - out[i], axis=1) < 3.0 * radii[i]]
-            crowded |= len(nb) > 0
-            if (p > 0 and len(nb) == 0) or (todo is not None and not todo[i]):
+            skip = todo is not None and not todo[i]
+            if skip and crowded:
+                continue  # neither refined nor needed to tell whether any ball is crowded
+            near = (dist[i] < reach[i]) & (idx != i)
+            has_nb = bool(near.any())
+            crowded |= has_nb
+            if skip or (p > 0 and not has_nb):
                 continue
+            nb = out[near]
             ok = sharp is None or bool(sharp[i])
             res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters, ok)
             if res is not None:
                 out[i], score[i], ring[i], bgr[i] = res
+                ex, ey = out[:, 0] - out[i, 0], out[:, 1] - out[i, 1]
+                dist[i] = dist[:, i] = np.sqrt(ex * ex + ey * ey)
         if not crowded:
             break
     return out, np.clip(score, 0, 1), ring, bgr
@@ -118,25 +130,35 @@ def _refine_one(
     def dist2(centre: np.ndarray) -> np.ndarray:
         return (ay - centre[1]) ** 2 + (ax - centre[0]) ** 2
 
+    d2 = cl = None  # squared distances from c and its Voronoi cell (None: alone)
     for _ in range(iters):
-        near = dist2(c) <= (1.3 * r) ** 2
-        w = np.where(near & cell(c) if len(nb) else near, wgt, 0.0)
+        d2, cl = dist2(c), cell(c) if len(nb) else None
+        near = d2 <= (1.3 * r) ** 2
+        w = np.where(near if cl is None else near & cl, wgt, 0.0)
         sw = float(w.sum())
         if sw < 1e-6:
             break
         c = np.array([float(w.sum(axis=0) @ ax[0]) / sw, float(w.sum(axis=1) @ ay[:, 0]) / sw])
-    if USE_EDGE and sharp and _pulled(wgt, dist2(c), r, cell(c) if len(nb) else None):
+        d2 = None
+    if d2 is None:  # c moved since they were computed
+        d2, cl = dist2(c), cell(c) if len(nb) else None
+    if USE_EDGE and sharp and _pulled(wgt, d2, r, cl):
         edge = edge_centre(img, c, r, nb)
         if edge is not None:
             c = edge[0]
-    d2 = dist2(c)
+            d2, cl = dist2(c), cell(c) if len(nb) else None
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
-    if len(nb):
-        ann &= cell(c)
+    if cl is not None:
+        ann &= cl
     ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
     core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
-    bgr = _median_rows(roi[core]) if core.any() else np.zeros(3)
+    if not core.any():
+        bgr = np.zeros(3)
+    elif img.dtype == np.uint8:
+        bgr = _median_u8(img[y0:y1, x0:x1][core])
+    else:
+        bgr = _median_rows(roi[core])
     return c, score, ring, bgr
 
 
@@ -160,6 +182,20 @@ def _median_rows(x: np.ndarray) -> np.ndarray:
     lo, hi = (n - 1) // 2, n // 2
     part = np.partition(x, [lo, hi], axis=0)
     return 0.5 * (part[lo].astype(np.float64) + part[hi])
+
+
+def _median_u8(x: np.ndarray) -> np.ndarray:
+    """``np.median(x, axis=0)`` (float64) for an (N, C) uint8 array (N >= 1), from each
+    column's histogram: the k-th smallest value is the number of values v whose
+    cumulative count up to v is at most k."""
+    n, ch = x.shape
+    lo, hi = (n - 1) // 2, n // 2
+    hist = np.bincount((x + _OFFSETS[:ch]).ravel(), minlength=256 * ch).reshape(ch, 256)
+    cum = hist.cumsum(axis=1)
+    return 0.5 * ((cum <= lo).sum(axis=1) + (cum <= hi).sum(axis=1))
+
+
+_OFFSETS = np.arange(0, 256 * 4, 256)  # bins of column j start at 256 j
 
 
 def edge_centre(

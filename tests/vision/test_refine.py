@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.refine import edge_centre, refine_centres
+from vision.refine import _median_u8, _refine_one, edge_centre, refine_centres
 
 CLOTH = np.array([95.0, 140.0, 60.0])  # BGR
 CUSHION = np.array([50.0, 80.0, 35.0])
@@ -114,3 +114,64 @@ def test_edge_centre_finds_no_ball_where_there_is_none(what):
     img += np.random.default_rng(1).normal(0.0, 2.0, img.shape)
     img = np.clip(img, 0, 255).astype(np.uint8)
     assert edge_centre(img, np.array([64.0, 64.0]), 15.7) is None
+
+
+@pytest.mark.parametrize(
+    "n, lo, hi", [(1, 0, 256), (2, 0, 256), (7, 100, 104), (250, 0, 256), (401, 250, 256)]
+)
+def test_histogram_median_equals_numpys(n, lo, hi):
+    rng = np.random.default_rng(n)
+    for _ in range(50):
+        x = rng.integers(lo, hi, (n, 3)).astype(np.uint8)
+        got = _median_u8(x)
+        assert got.dtype == np.float64
+        assert np.array_equal(got, np.median(x.astype(np.float32), axis=0))
+
+
+def _refine_reference(img, plate, pn, uv, radii, thr, todo, sharp, passes=2):
+    """The plain formulation: each ball's neighbours from the centres as they stand when
+    it is reached (earlier balls of the pass already refined)."""
+    out = uv.astype(float).copy()
+    n = len(uv)
+    score, ring, bgr = np.zeros(n), np.zeros(n), np.zeros((n, 3))
+    for p in range(passes):
+        crowded = False
+        for i in range(n):
+            nb = np.delete(out, i, axis=0)
+            nb = nb[np.linalg.norm(nb - out[i], axis=1) < 3.0 * radii[i]]
+            crowded |= len(nb) > 0
+            if (p > 0 and len(nb) == 0) or not todo[i]:
+                continue
+            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, 3, sharp[i])
+            if res is not None:
+                out[i], score[i], ring[i], bgr[i] = res
+        if not crowded:
+            break
+    return out, np.clip(score, 0, 1), ring, bgr
+
+
+@pytest.mark.parametrize("todo", ["all", "first", "last", "none", "alternate"])
+@pytest.mark.parametrize("clutter", ["none", "halo"])
+def test_refined_centres_equal_the_plain_formulation(todo, clutter):
+    r = 15.7
+    truth = [(30.0, 40.0), (61.5, 40.8), (46.0, 67.5), (100.0, 100.0)]  # a cluster, one alone
+    img, plate = _scene(truth, r, "red", clutter, seed=5)
+    rng = np.random.default_rng(1)
+    uv = np.array(truth) + rng.uniform(-2, 2, (4, 2))
+    radii = np.full(4, r)
+    mask = {
+        "all": [1, 1, 1, 1],
+        "first": [1, 0, 0, 0],
+        "last": [0, 0, 0, 1],
+        "none": [0, 0, 0, 0],
+        "alternate": [0, 1, 0, 1],
+    }[todo]
+    todo_arr = np.array(mask, bool)
+    sharp = np.array([True, False, True, True])
+    pn = (CLOTH / np.linalg.norm(CLOTH)).astype(np.float32)
+    got = refine_centres(img, plate, uv, radii, 30.0, pn, todo=todo_arr, sharp=sharp)
+    want = _refine_reference(img, plate, pn, uv, radii, 30.0, todo_arr, sharp)
+    for g, w in zip(got, want, strict=True):
+        assert np.array_equal(g, w)
+    moved = np.any(got[0] != uv, axis=1)
+    assert np.array_equal(moved, todo_arr)  # only the balls asked for are refined
