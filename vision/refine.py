@@ -121,11 +121,12 @@ def _refine_one(
     wgt = np.clip((plate_distance(roi, plate[y0:y1, x0:x1], pn) - 0.5 * thr) / thr, 0.0, 1.0)
 
     def cell(centre: np.ndarray) -> np.ndarray:
-        ok = np.ones(wgt.shape, bool)
-        for q in nb:
-            m = 0.5 * (centre + q)
-            ok &= (ax - m[0]) * (q[0] - centre[0]) + (ay - m[1]) * (q[1] - centre[1]) < 0
-        return ok
+        """Pixels on the centre's side of every bisector with a neighbour (all at once)."""
+        m, d = 0.5 * (centre + nb), nb - centre  # (K,2) bisector points and normals
+        tx = (ax[None] - m[:, 0, None, None]) * d[:, 0, None, None]  # (K,1,W)
+        ty = (ay[None] - m[:, 1, None, None]) * d[:, 1, None, None]  # (K,H,1)
+        side = tx + ty < 0
+        return side[0] if len(nb) == 1 else side.all(axis=0)
 
     def dist2(centre: np.ndarray) -> np.ndarray:
         return (ay - centre[1]) ** 2 + (ax - centre[0]) ** 2
