@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.label_tools import load_labels
-from calibration import calibrate_video
+from calibration.cli import calibrate
+from calibration.detect import NoTableError
+from contract.calib import Calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo
 from contract.tables import TableSpec, load_table
@@ -23,7 +25,7 @@ FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
 WINDOW = 3
 TABLES = {
     "pool-9ball-overhead": "pool-9ft",
-    "pool-uk8ball-overhead": "pool-uk-7ft",
+    "pool-uk8ball-overhead": "pool-uk-6ft",
     "carom-3cushion-overhead": "carom-3cushion",
 }
 
@@ -48,10 +50,15 @@ def track_real_clip(
     table = load_table(TABLES.get(name.split("/")[0], label["table"]))
     video = FOOTAGE / name
     try:
-        calib = calibrate_video(video, table)
+        fit, plate = calibrate(video, table)
+    except NoTableError as e:
+        return str(ContractError(str(video), "calibration", str(e)))
     except ContractError as e:
         return str(e)
-    return table, track_video(str(video), calib, table, annotated=annotated)
+    res = track_video(
+        str(video), Calibration(fit.calib), table, annotated=annotated, reference=plate
+    )
+    return table, res
 
 
 def _clip(name: str, label: dict, quick: bool) -> dict:

@@ -17,6 +17,7 @@ import numpy as np
 from calibration.detect import NoTableError, _sample
 from calibration.fit import fit_plate
 from calibration.plate import _sharpness, median_plate
+from calibration.register import apply_h
 from contract.calib import Calibration, CalibrationFile
 from contract.events import Event, EventType
 from contract.tables import TableSpec
@@ -101,7 +102,8 @@ class CalibrationMonitor:
 
     def _set(self, plate: np.ndarray, calib: CalibrationFile) -> None:
         self.calibration = calib
-        self.xy = _profiles_xy(Calibration(calib), self.table)
+        self.plate = plate
+        self.xy = self._xy0 = _profiles_xy(Calibration(calib), self.table)
         self._boxes = _side_boxes(self.xy, plate.shape[1], plate.shape[0])
         self.ref = self._profiles(plate)
         m = REACH - MAX_SHIFT
@@ -110,6 +112,17 @@ class CalibrationMonitor:
         self._rn = np.linalg.norm(self._ref0, axis=-1)
         self.base = 0
         self.base = self.check(plate).matched
+
+    def follow(self, G: np.ndarray | None) -> None:
+        """Check the next frames where a frame registered by ``G`` (3x3, frame px ->
+        plate px, :mod:`calibration.register`; ``None``: the plate's own pose) shows the
+        cushion noses; the reference profiles stay the plate's."""
+        xy = self._xy0
+        if G is not None:
+            flat = apply_h(np.linalg.inv(G), xy.reshape(-1, 2))
+            xy = flat.reshape(xy.shape)
+        self.xy = xy
+        self._boxes = _side_boxes(xy, self.plate.shape[1], self.plate.shape[0])
 
     def _profiles(self, img: np.ndarray) -> np.ndarray:
         """Grey profiles (4, n, 2*REACH+1) across the noses: each side's strip of ``img``
@@ -120,8 +133,11 @@ class CalibrationMonitor:
             out.append(_sample(grey, self.xy[side] - [x0, y0]).mean(axis=1))
         return np.stack(out)
 
-    def check(self, frame: np.ndarray) -> Check:
-        """Compare ``frame`` (BGR, recorded px) with the plate across the cushion noses."""
+    def measure(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per nose profile (4, n): the shift (samples, about px, along the side's normal
+        in :attr:`xy`) at which ``frame`` (BGR, recorded px) matches the plate best, and
+        whether that match is good (a profile a player covers or outside the picture is
+        not)."""
         cur = self._profiles(frame)
         m = REACH - MAX_SHIFT
         ref, rn = self._ref0, self._rn
@@ -137,6 +153,14 @@ class CalibrationMonitor:
         frac = np.where(den < 0, 0.5 * (y0 - y2) / np.where(den < 0, den, -1), 0.0)
         shift = k1 - MAX_SHIFT + np.clip(frac, -1, 1)
         good = (best > 0.8) & (rn > 1e-3 + 2.0 * np.sqrt(2 * m + 1))
+        h, w = frame.shape[:2]
+        lo, hi = self.xy.min(axis=(2, 3)), self.xy.max(axis=(2, 3))
+        good &= (lo >= 0).all(-1) & (hi[..., 0] <= w - 1) & (hi[..., 1] <= h - 1)  # in view
+        return shift, good
+
+    def check(self, frame: np.ndarray) -> Check:
+        """Compare ``frame`` (BGR, recorded px) with the plate across the cushion noses."""
+        shift, good = self.measure(frame)
         worst, matched = 0.0, int(good.sum())
         for side in range(4):
             g = good[side]

@@ -23,9 +23,9 @@ from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
 from contract.tracks import HEADER, Tracks, write_tracks
 from vision.capture import VideoSource, open_capture
-from vision.cloth import median_images
 from vision.detect import Detector
 from vision.geometry import surface_outline_mm
+from vision.register import DriftWatch
 from vision.track import Tracker
 
 BACKGROUND_FRAMES = 7
@@ -123,65 +123,6 @@ class Annotator:
         self.writer.release()
 
 
-class _Watch:
-    """Keeps the calibration true during a replay (``calibration.monitor``): checks every
-    ``every``-th frame, only every ``every_still``-th while the detector finds the picture
-    unchanged since frames already checked (:meth:`Detector.still`) and no move is being
-    confirmed (a knock too small to change the picture is still seen, later); after a confirmed camera move it records ``camera_moved`` and, once
-    the monitor has recalibrated, rebuilds the detector on the new calibration from the
-    latest frames, so positions after the move come from the new model only."""
-
-    def __init__(
-        self,
-        calib: Calibration,
-        table: TableSpec,
-        src: VideoSource,
-        every: int = 3,
-        every_still: int = 15,
-    ):
-        from calibration.monitor import CalibrationMonitor
-
-        first = _first_frames(src.source, 9)  # their median as calibration.plate takes it
-        plate = median_images(first, upper=True) if first else src._peek.image
-        self.monitor = CalibrationMonitor(plate, calib.data, table)
-        self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
-        self.recent: deque[np.ndarray] = deque(maxlen=9)
-        self.current = calib.data
-        self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
-
-    def step(self, frame, det: Detector) -> Detector:
-        self.recent.append(frame.image)
-        if not self.monitor.recalibrating:
-            if frame.index % self.every:
-                return det
-            if frame.index % self.every_still and det.still(frame) and not self.monitor.suspect:
-                return det  # the picture matches frames already checked: a rarer check
-        ev = self.monitor.update(frame.image, frame.index, frame.t)
-        if ev is not None:
-            self.unsure.append([ev.frame, frame.index])
-        if self.monitor.recalibrating and self.unsure:
-            self.unsure[-1][1] = frame.index
-        if self.monitor.calibration is self.current or self.monitor.recalibrating:
-            return det
-        self.current = self.monitor.calibration
-        fresh = Detector(Calibration(self.current), self.table, self.size)
-        fresh.fit_background(list(self.recent))
-        return fresh
-
-
-def _first_frames(source: str | int, count: int) -> list[np.ndarray]:
-    """The first ``count`` frames of a file (for the monitor's reference plate)."""
-    cap = open_capture(str(source))
-    out: list[np.ndarray] = []
-    while len(out) < count:
-        ok, img = cap.read()
-        if not ok:
-            break
-        out.append(img)
-    cap.release()
-    return out
-
-
 def track_video(
     source: str | VideoSource,
     calib: Calibration,
@@ -189,9 +130,12 @@ def track_video(
     annotated: str | None = None,
     progress: bool = False,
     monitor: bool = True,
+    reference: np.ndarray | None = None,
 ) -> ReplayResult:
     """Detect and track every frame of ``source`` (a path, or an opened
-    :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form."""
+    :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form.
+    ``reference``: the picture ``calib`` was fitted on (BGR, recorded px), where known: a
+    camera that moved since is registered to it (``vision.register``)."""
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit():
         cv2.setNumThreads(int(threads))
@@ -199,14 +143,17 @@ def track_video(
     with opened as src:
         _check_size(calib, src.size, src.name)
         det = Detector(calib, table, src.size)
+        watch = (
+            DriftWatch(calib, table, src, reference=reference) if monitor and not src.live else None
+        )
         if src.frame_count > 1 and not src.live:
-            det.fit_background(sample_frames(str(src.source)) or [src._peek.image])
+            samples = sample_frames(str(src.source)) or [src._peek.image]
+            det.fit_background(watch.aligned(samples) if watch is not None else samples)
         elif src._still is not None:
             det.fit_background([src._still])
         else:
             det.fit_background([src._peek.image])
         tracker = Tracker(table)
-        watch = _Watch(calib, table, src) if monitor and not src.live else None
         ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
         bar = None
         if progress:
@@ -219,8 +166,11 @@ def track_video(
         try:
             for frame in src:
                 if watch is not None:
-                    det = watch.step(frame, det)
-                rows = tracker.update(det.detect(frame), empty=det.cloth_empty)
+                    det, seen = watch.step(frame, det)
+                    found = watch.unwarp(det.detect(seen))
+                else:
+                    found = det.detect(frame)
+                rows = tracker.update(found, empty=det.cloth_empty)
                 parts.append(rows)
                 if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
                     chunks.append(_concat(parts))
@@ -236,7 +186,7 @@ def track_video(
                 bar.close()
             if ann is not None:
                 ann.close()
-        events = tuple(watch.monitor.events) if watch is not None else ()
+        events = watch.events if watch is not None else ()
         rows = _concat(chunks + parts)
         if watch is not None:
             rows = _unsure(rows, watch.unsure)
@@ -267,10 +217,13 @@ def _concat(parts: list[Tracks]) -> Tracks:
     return Tracks(*(cols[f][order] for f in HEADER))
 
 
-def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibration:
-    """--calibration CALIB.json, else the automatic calibration of the video itself."""
+def _calibration(
+    args: argparse.Namespace, table_name: str | None
+) -> tuple[Calibration, np.ndarray | None]:
+    """--calibration CALIB.json, else the automatic calibration of the video itself (with
+    the picture it was fitted on, for registration: ``vision.register``)."""
     if args.calibration:
-        return read_calibration(args.calibration)
+        return read_calibration(args.calibration), None
     try:
         from calibration.cli import calibrate
     except ImportError:
@@ -282,10 +235,10 @@ def _calibration(args: argparse.Namespace, table_name: str | None) -> Calibratio
     if not Path(args.video).is_file():
         raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
-    fit, _ = calibrate(args.video, table)
+    fit, plate = calibrate(args.video, table)
     rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
     print(f"tablemon: {args.video}: calibrated automatically (rms {rms})", file=sys.stderr)
-    return Calibration(fit.calib)
+    return Calibration(fit.calib), plate
 
 
 def _judged(match: Match) -> Match:
@@ -304,9 +257,16 @@ def _judged(match: Match) -> Match:
 
 def run_cli(args: argparse.Namespace) -> int:
     """``tablemon replay``: exit 0 when the outputs were written."""
-    calib = _calibration(args, args.table)
+    calib, reference = _calibration(args, args.table)
     table = load_table(args.table or calib.data.table or DEFAULT_TABLE[args.game])
-    res = track_video(args.video, calib, table, args.annotated, progress=not args.no_progress)
+    res = track_video(
+        args.video,
+        calib,
+        table,
+        args.annotated,
+        progress=not args.no_progress,
+        reference=reference,
+    )
     if res.truncated:
         print(
             f"tablemon: warning: {args.video}: video ends early after {res.frames} frames; "

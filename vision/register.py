@@ -1,0 +1,171 @@
+"""Keeping a replay's positions true while the camera moves: the hook between
+``vision.replay`` and ``calibration.monitor`` / ``calibration.register``.
+
+A drifting camera (hand-held, a swaying mount) is followed by registration: each frame
+whose picture moved is warped onto the reference picture of the one calibration, so the
+detector, its empty-cloth model and the tracker all work in that calibration's pixels
+and every position of a shot comes from it (contract: the frame's pixel -> table mm
+mapping is the calibration composed with the frame's homography onto the reference,
+``calibration.register.registered_to_table``; TRACKS.csv ``u``, ``v`` stay the video
+frame's own recorded px). A sudden jump of the picture (a knock) is recorded as a
+``camera_moved`` event; a frame that cannot be registered goes the monitor's way
+(``camera_moved``, recalibration from the next frames, a new detector).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from contract.calib import Calibration
+from contract.tables import TableSpec
+from vision.capture import Detections, Frame, VideoSource, open_capture
+from vision.cloth import median_images
+from vision.detect import Detector
+
+
+def first_frames(source: str | int, count: int) -> list[np.ndarray]:
+    """The first ``count`` frames of a file (for the monitor's reference plate)."""
+    cap = open_capture(str(source))
+    out: list[np.ndarray] = []
+    while len(out) < count:
+        ok, img = cap.read()
+        if not ok:
+            break
+        out.append(img)
+    cap.release()
+    return out
+
+
+class DriftWatch:
+    """Keeps the calibration true during a replay (``calibration.monitor``,
+    ``calibration.register``): checks every ``every``-th frame, only every
+    ``every_still``-th while the detector finds the picture unchanged since frames already
+    checked (:meth:`Detector.still`) and no move is being followed or confirmed. A camera
+    that drifts is followed by registration: each moved frame is warped onto the
+    reference picture of the one calibration (:meth:`step` returns the frame the detector
+    sees), so a shot's positions all come from that calibration; a sudden jump (a knock)
+    is recorded as ``camera_moved``. Only when a frame cannot be registered does the
+    monitor confirm the move, record ``camera_moved`` and recalibrate; the detector is
+    then rebuilt on the new calibration from the latest frames, so positions after the
+    move come from the new model only. ``reference``: the picture the calibration was
+    fitted on (else the first frames are taken to match it)."""
+
+    def __init__(
+        self,
+        calib: Calibration,
+        table: TableSpec,
+        src: VideoSource,
+        every: int = 3,
+        every_still: int = 15,
+        reference: np.ndarray | None = None,
+    ):
+        from calibration.monitor import CalibrationMonitor
+        from calibration.register import Follower, Registrar, anchor_for
+
+        first = first_frames(src.source, 9)
+        plate = (
+            median_images(first, upper=True) if first else src._peek.image
+        )  # as calibration.plate
+        anchor, G = anchor_for(plate, first[0] if first else plate, calib, table, reference)
+        self.monitor = CalibrationMonitor(anchor, calib.data, table)
+        self.follower = Follower(self.monitor, Registrar(anchor, calib, table), G)
+        self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
+        self.recent: deque[np.ndarray] = deque(maxlen=9)
+        self.current = calib.data
+        self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
+        self.jumps: list = []  # camera_moved events of knocks followed by registration
+        self._checked = -1  # the last frame checked
+        self._lost = False  # registration failed: the monitor confirms and recalibrates
+        self._fill: tuple | None = None  # (detector, its empty-cloth picture, uint8)
+        self._seen: tuple | None = None  # ((image, G, detector), the warped Frame)
+
+    @property
+    def events(self) -> tuple:
+        """camera_moved events (contract Event values), by frame."""
+        return tuple(sorted([*self.monitor.events, *self.jumps], key=lambda e: e.frame))
+
+    def aligned(self, images: list[np.ndarray]) -> list[np.ndarray]:
+        """``images`` (BGR, recorded px) warped onto the reference where the camera had
+        moved (those that cannot be registered are left out; none left: as given)."""
+        from calibration.register import register_still
+
+        out = [register_still(self.follower, im) for im in images]
+        return [im for im in out if im is not None] or images
+
+    def step(self, frame, det: Detector) -> tuple[Detector, object]:
+        """The detector to use for ``frame`` and the frame it should see (``frame`` itself,
+        or its picture warped onto the calibration's reference)."""
+        self.recent.append(frame.image)
+        due = not frame.index % self.every and not (
+            frame.index % self.every_still
+            and det.still(self._warped(frame, det))
+            and not self.monitor.suspect
+            and not self.follower.moving
+        )
+        if not self._lost and not self.monitor.recalibrating and (due or self.follower.moving):
+            st = self.follower.update(frame.image, frame.index)
+            if st.jump:
+                from contract.events import Event, EventType
+
+                self.jumps.append(Event(frame=frame.index, t=frame.t, type=EventType.CAMERA_MOVED))
+                if frame.index - self._checked > 1:
+                    self.unsure.append([self._checked + 1, frame.index - 1])
+            self._checked = frame.index
+            self._lost = st.failed
+        if self._lost or self.monitor.recalibrating:
+            det = self._monitor(frame, det)
+        return det, self._warped(frame, det)
+
+    def _monitor(self, frame, det: Detector) -> Detector:
+        """The monitor's own path: confirm the move, record it, recalibrate."""
+        ev = self.monitor.update(frame.image, frame.index, frame.t)
+        if ev is not None:
+            self.unsure.append([ev.frame, frame.index])
+        if self.monitor.recalibrating and self.unsure:
+            self.unsure[-1][1] = frame.index
+        if not self.monitor.recalibrating and not self.monitor.suspect:
+            self._lost = False
+        if self.monitor.calibration is self.current or self.monitor.recalibrating:
+            return det
+        from calibration.register import Registrar
+
+        self.current = self.monitor.calibration
+        cal = Calibration(self.current)
+        self.follower.registrar = Registrar(self.monitor.plate, cal, self.table)
+        self.follower._set(None)
+        fresh = Detector(cal, self.table, self.size)
+        fresh.fit_background(list(self.recent))
+        return fresh
+
+    def _warped(self, frame, det: Detector):
+        """``frame`` as the detector should see it: warped onto the reference by the
+        current registration (parts out of view show the detector's empty cloth)."""
+        G = self.follower.G
+        if G is None:
+            return frame
+        if self._fill is None or self._fill[0] is not det or det.plate_full is None:
+            base = det.plate_full if det.plate_full is not None else frame.image
+            self._fill = (det, np.clip(base, 0, 255).astype(np.uint8))
+        key = (frame.image, G, det)
+        if self._seen is not None and all(a is b for a, b in zip(self._seen[0], key, strict=True)):
+            return self._seen[1]
+        out = self._fill[1].copy()
+        cv2.warpPerspective(
+            frame.image, G, self.size, out, cv2.INTER_LINEAR, cv2.BORDER_TRANSPARENT
+        )
+        self._seen = (key, Frame(frame.index, frame.t, out))
+        return self._seen[1]
+
+    def unwarp(self, dets: Detections) -> Detections:
+        """Detections measured on a warped frame with their pixels back in the video
+        frame's own (recorded) px."""
+        G = self.follower.G
+        if G is None or not len(dets):
+            return dets
+        from calibration.register import apply_h
+
+        return replace(dets, uv=apply_h(np.linalg.inv(G), dets.uv))
