@@ -20,6 +20,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame, VideoSource, open_capture
@@ -166,6 +167,4 @@ class DriftWatch:
         G = self.follower.G
         if G is None or not len(dets):
             return dets
-        from calibration.register import apply_h
-
         return replace(dets, uv=apply_h(np.linalg.inv(G), dets.uv))
