@@ -154,7 +154,8 @@ class CalibrationMonitor:
         shift = k1 - MAX_SHIFT + np.clip(frac, -1, 1)
         good = (best > 0.8) & (rn > 1e-3 + 2.0 * np.sqrt(2 * m + 1))
         h, w = frame.shape[:2]
-        lo, hi = self.xy.min(axis=(2, 3)), self.xy.max(axis=(2, 3))
+        mid = self.xy[..., MAX_SHIFT : MAX_SHIFT + 2 * m + 1, :]  # the matched window
+        lo, hi = mid.min(axis=(2, 3)), mid.max(axis=(2, 3))
         good &= (lo >= 0).all(-1) & (hi[..., 0] <= w - 1) & (hi[..., 1] <= h - 1)  # in view
         return shift, good
 

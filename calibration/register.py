@@ -230,6 +230,7 @@ def refine_on_noses(
 
     h, w = frame.shape[:2]
     k = 2.0 / max(w, h)
+    damp = np.r_[np.full(6, damping), np.full(2, 1e3 * damping)]  # perspective: stiff
     T = np.array([[k, 0, -k * w / 2], [0, k, -k * h / 2], [0, 0, 1.0]])
     F = np.eye(3) if G is None else np.linalg.inv(np.asarray(G, float))  # plate -> frame
     for it in range(iters + 1):
@@ -255,7 +256,7 @@ def refine_on_noses(
         keep = np.ones(len(b), bool)
         for _ in range(2):  # solve, drop profiles far off the fit (covered, a ball), solve
             Ak, bk = A[keep], b[keep]
-            d = np.linalg.solve(Ak.T @ Ak + damping * np.eye(8), Ak.T @ bk)
+            d = np.linalg.solve(Ak.T @ Ak + np.diag(damp), Ak.T @ bk)
             r = np.abs(A @ d - b)
             keep = r <= max(3.0 * 1.4826 * float(np.median(r[keep])), 0.5 * k)
             if keep.sum() < MIN_PROFILES:
@@ -277,15 +278,18 @@ def refine_on_noses(
 @dataclass(frozen=True)
 class Step:
     """What :meth:`Follower.update` found: the registration ``G`` now in force (``None``:
-    the reference's own pose), whether it was measured on this frame, whether the picture
-    jumped (a knock: a sudden move after a steady spell) and whether the frame could not
-    be registered at all (the camera moved beyond what registration follows)."""
+    the reference's own pose), whether it was measured on this frame, ``jump_at``: the
+    frame of a jump judged now (a knock: a sudden move after a steady spell), whether the
+    frame could not be registered at all (the camera moved beyond what registration
+    follows), the move (px) and whether it came after a steady spell (``fresh``: the
+    frames since the last check were measured with the old registration)."""
 
     G: np.ndarray | None
     registered: bool = False
-    jump: bool = False
+    jump_at: int | None = None
     failed: bool = False
     motion_px: float = 0.0
+    fresh: bool = False
 
 
 class Follower:
@@ -298,10 +302,11 @@ class Follower:
     when that cannot follow, found again from features (:class:`Registrar`). While the
     picture moves every frame is registered (``settle`` frames after the last motion).
     A frame that cannot be registered keeps the last registration; ``patience`` such
-    frames in a row fail (the caller recalibrates).
-    A move of at least ``jump_px`` (reference px, the table's corners) that is also
-    ``jump_ratio`` times the recent per-frame motion is a *jump* (a knock); a drift is
-    not."""
+    frames in a row fail (the caller recalibrates). A move after a steady spell of at
+    least ``jump_px`` (reference px, points of the table) and ``jump_ratio`` times the
+    recent per-frame motion is judged over the next ``confirm`` registrations: a *jump*
+    (a knock) when the picture then stands (moves ``jump_ratio`` times slower per frame);
+    a drift goes on and is not one."""
 
     def __init__(
         self,
@@ -312,6 +317,7 @@ class Follower:
         jump_ratio: float = 4.0,
         settle: int = 10,
         patience: int = 6,
+        confirm: int = 3,
     ) -> None:
         self.monitor, self.registrar = monitor, registrar
         self.jump_px, self.jump_ratio, self.settle = jump_px, jump_ratio, settle
@@ -321,6 +327,8 @@ class Follower:
         self.recent: list[float] = []  # per-frame motion (px) of the last registrations
         self._last = -1  # frame index of the last update
         self.patience, self.fails = patience, 0  # frames that could not be registered
+        self.confirm = confirm
+        self._candidate: tuple[int, float, list[float]] | None = None  # a move being judged
 
     def _set(self, G: np.ndarray | None) -> None:
         if G is not None and corner_motion(None, G, self.registrar.corners) < 0.25:
@@ -355,10 +363,10 @@ class Follower:
     def update(self, frame: np.ndarray, index: int) -> Step:
         """Check (and where needed register) ``frame`` (BGR, recorded px), frame
         ``index`` of the video."""
-        gap = max(1, index - self._last) if self._last >= 0 else 1
+        gap = min(3, max(1, index - self._last)) if self._last >= 0 else 1
         self._last = index
         if not self.moving and not self.monitor.check(frame).moved:
-            self.recent = (self.recent + [0.0] * min(gap, 3))[-10:]
+            self.recent = (self.recent + [0.0] * gap)[-10:]
             return Step(self.G)
         fit = self.register(frame)
         if fit is None:  # lost for a few frames in a row (blur, a body): the monitor's way
@@ -368,13 +376,30 @@ class Follower:
         self.fails = 0
         move = corner_motion(self.G, fit.G, self.registrar.corners, self.registrar.size)
         typical = float(np.median(self.recent)) if self.recent else 0.0
-        jump = move >= self.jump_px and move >= self.jump_ratio * typical and not self.moving
-        jump &= bool(self.recent)  # the first frame's offset from the reference is no jump
-        self.recent = (self.recent + [move / gap] * min(gap, 3))[-10:]
+        fresh = not self.moving and bool(self.recent)  # a move after a steady spell
+        self.recent = (self.recent + [move / gap] * gap)[-10:]
         self._set(fit.G)
-        self.moving = self.settle if move / gap > 0.5 * self.monitor.tol else self.moving - 1
+        self.moving = self.settle if move / gap > 0.3 * self.monitor.tol else self.moving - 1
         self.moving = max(0, self.moving)
-        return Step(self.G, registered=True, jump=jump, motion_px=move)
+        jump_at = self._judge(index, move, gap, typical, fresh)
+        return Step(self.G, registered=True, jump_at=jump_at, motion_px=move, fresh=fresh)
+
+    def _judge(self, index: int, move: float, gap: int, typical: float, fresh: bool) -> int | None:
+        """A move after a steady spell is a jump (a knock) when it was sudden: the
+        ``confirm`` frames registered after it move ``jump_ratio`` times less per frame
+        than it did (a drift goes on at its pace). Returns the jump's frame, once
+        judged."""
+        if fresh and move >= self.jump_px and move >= self.jump_ratio * typical:
+            self._candidate = (index, move / gap, [])
+            return None
+        if self._candidate is None:
+            return None
+        at, rate, after = self._candidate
+        after.append(move / gap)
+        if len(after) < self.confirm:
+            return None
+        self._candidate = None
+        return at if self.jump_ratio * max(float(np.median(after)), 0.05) <= rate else None
 
 
 def register_still(follower: Follower, image: np.ndarray) -> np.ndarray | None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from calibration.register import apply_h
 from contract.calib import Calibration
+from contract.events import Event, EventType
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame, VideoSource, open_capture
 from vision.cloth import median_images
@@ -75,6 +76,7 @@ class DriftWatch:
         self.monitor = CalibrationMonitor(anchor, calib.data, table)
         self.follower = Follower(self.monitor, Registrar(anchor, calib, table), G)
         self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
+        self.fps = src.fps
         self.recent: deque[np.ndarray] = deque(maxlen=9)
         self.current = calib.data
         self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
@@ -106,15 +108,16 @@ class DriftWatch:
             and det.still(self._warped(frame, det))
             and not self.monitor.suspect
             and not self.follower.moving
+            and self.follower.G is None  # once moved, a drift is checked every few frames
         )
         if not self._lost and not self.monitor.recalibrating and (due or self.follower.moving):
             st = self.follower.update(frame.image, frame.index)
-            if st.jump:
-                from contract.events import Event, EventType
-
-                self.jumps.append(Event(frame=frame.index, t=frame.t, type=EventType.CAMERA_MOVED))
-                if frame.index - self._checked > 1:
-                    self.unsure.append([self._checked + 1, frame.index - 1])
+            stale = st.fresh and st.motion_px >= self.follower.jump_px  # the old pose used
+            if stale and frame.index - self._checked > 1:
+                self.unsure.append([self._checked + 1, frame.index - 1])
+            if st.jump_at is not None:
+                t = st.jump_at / self.fps if self.fps else frame.t
+                self.jumps.append(Event(frame=st.jump_at, t=t, type=EventType.CAMERA_MOVED))
             self._checked = frame.index
             self._lost = st.failed
         if self._lost or self.monitor.recalibrating:
