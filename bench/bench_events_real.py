@@ -69,7 +69,10 @@ def _clip(name: str, label: dict, quick: bool) -> dict:
     match = Match(
         game="pyramid-free", table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames)
     )
-    match = shots_from_tracks(match, res.tracks, table)
+    try:
+        match = shots_from_tracks(match, res.tracks, table)
+    except ValueError as e:  # a failure of the shots stage on this clip: say so, go on
+        return {"error": f"shots: {str(e).splitlines()[0]}"}
     strikes = [s.start.frame for s in match.shots]
     pockets = [
         (e.frame, e.pocket, e.ball) for s in match.shots for e in s.events if e.type == "pocket"

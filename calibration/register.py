@@ -328,6 +328,7 @@ class Follower:
         self._last = -1  # frame index of the last update
         self.patience, self.fails = patience, 0  # frames that could not be registered
         self.confirm = confirm
+        self.shift_px = 0.0  # the last check's shift (px): a drift beginning shows here
         self._candidate: tuple[int, float, list[float]] | None = None  # a move being judged
 
     def _set(self, G: np.ndarray | None) -> None:
@@ -365,9 +366,12 @@ class Follower:
         ``index`` of the video."""
         gap = min(3, max(1, index - self._last)) if self._last >= 0 else 1
         self._last = index
-        if not self.moving and not self.monitor.check(frame).moved:
-            self.recent = (self.recent + [0.0] * gap)[-10:]
-            return Step(self.G)
+        if not self.moving:
+            check = self.monitor.check(frame)
+            self.shift_px = check.shift_px
+            if not check.moved:
+                self.recent = (self.recent + [0.0] * gap)[-10:]
+                return Step(self.G)
         fit = self.register(frame)
         if fit is None:  # lost for a few frames in a row (blur, a body): the monitor's way
             self.fails += 1

@@ -109,6 +109,7 @@ class DriftWatch:
             and not self.monitor.suspect
             and not self.follower.moving
             and self.follower.G is None  # once moved, a drift is checked every few frames
+            and self.follower.shift_px < 0.5 * self.monitor.tol  # ... or seen beginning
         )
         if not self._lost and not self.monitor.recalibrating and (due or self.follower.moving):
             st = self.follower.update(frame.image, frame.index)

@@ -66,9 +66,10 @@ def test_drifting_camera_tracks_stay_on_the_truth(tmp_path, dx, dy, turn_deg) ->
     res = track_video(str(path), calib, table)
     assert [e for e in res.events if e.type == EventType.CAMERA_MOVED] == []
     err = np.stack([_errors(res.tracks, k) for k in range(N)])  # (frames, balls) mm
-    # a still-looking picture is checked every 15th frame: the drift is picked up by then
-    assert np.all(err < 10.0), f"worst {err.max():.1f} mm"
-    assert np.all(err[15:] < 5.0), f"worst once followed {err[15:].max():.1f} mm"
+    # a still-looking picture is checked every 15th frame (the replay's speed): a drift
+    # from rest is picked up by the second check, then followed every frame
+    assert np.all(err < 12.0), f"worst {err.max():.1f} mm"
+    assert np.all(err[20:] < 5.0), f"worst once followed {err[20:].max():.1f} mm"
     assert float(np.median(err)) < 1.5
     assert len(set(res.tracks.id.astype(str))) == len(STILL) + 1  # no track lost and re-made
 
