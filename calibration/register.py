@@ -104,7 +104,8 @@ def table_mask(
 
 class Registrar:
     """Registers frames (BGR, recorded px, the reference's size) onto ``reference``, the
-    picture ``calib`` was fitted on. :meth:`register` is a few ms on a 720p frame."""
+    picture ``calib`` was fitted on. :meth:`register` is a few ms on a 720p frame; the
+    reference's features are found when first needed (a still camera never needs them)."""
 
     def __init__(self, reference: np.ndarray, calib: Calibration, table: TableSpec) -> None:
         h, w = reference.shape[:2]
@@ -112,6 +113,17 @@ class Registrar:
         self.s = min(1.0, WORK_WIDTH / w)
         self.work = (int(round(w * self.s)), int(round(h * self.s)))
         self.S = np.diag([self.s, self.s, 1.0])
+        self._source = (reference, calib, table)
+        self._ready = False
+        gx, gy = np.meshgrid(np.linspace(0.1, 0.9, 3) * table.L, np.linspace(0.1, 0.9, 3) * table.W)
+        grid = np.c_[gx.ravel(), gy.ravel()]
+        self.corners = calib.table_to_pixel(grid)  # reference px: how far the table moves
+
+    def _prepare(self) -> None:
+        """The reference's grey picture, table mask, corners to follow and ORB features."""
+        if self._ready:
+            return
+        reference, calib, table = self._source
         self.ref = self._grey(reference)
         self.mask = table_mask(calib, table, self.work, self.s)
         pts = cv2.goodFeaturesToTrack(self.ref, 800, 0.002, 5, mask=self.mask, blockSize=5)
@@ -119,9 +131,7 @@ class Registrar:
         self.orb = cv2.ORB_create(1500)
         self.kp, self.desc = self.orb.detectAndCompute(self.ref, self.mask)
         self.matcher = cv2.BFMatcher(cv2.NORM_HAMMING)
-        gx, gy = np.meshgrid(np.linspace(0.1, 0.9, 3) * table.L, np.linspace(0.1, 0.9, 3) * table.W)
-        grid = np.c_[gx.ravel(), gy.ravel()]
-        self.corners = calib.table_to_pixel(grid)  # reference px: how far the table moves
+        self._ready = True
 
     def _grey(self, img: np.ndarray) -> np.ndarray:
         if self.s < 1.0:
@@ -137,6 +147,7 @@ class Registrar:
                 f"frame is {frame.shape[1]}x{frame.shape[0]} px, the reference "
                 f"{self.size[0]}x{self.size[1]}"
             )
+        self._prepare()
         g = self._grey(frame)
         Gw = (
             self.S
