@@ -317,7 +317,9 @@ class Follower:
     least ``jump_px`` (reference px, points of the table) and ``jump_ratio`` times the
     recent per-frame motion is judged over the next ``confirm`` registrations: a *jump*
     (a knock) when the picture then stands (moves ``jump_ratio`` times slower per frame);
-    a drift goes on and is not one."""
+    a drift goes on and is not one. While following, a registration that leaps more than
+    ``leap_px`` a frame (and well beyond the recent pace) is taken for a wrong one (a
+    strike's moving balls and cue over the features) and the last one kept."""
 
     def __init__(
         self,
@@ -327,8 +329,9 @@ class Follower:
         jump_px: float = 2.0,
         jump_ratio: float = 4.0,
         settle: int = 10,
-        patience: int = 6,
+        patience: int = 15,
         confirm: int = 3,
+        leap_px: float = 10.0,
     ) -> None:
         self.monitor, self.registrar = monitor, registrar
         self.jump_px, self.jump_ratio, self.settle = jump_px, jump_ratio, settle
@@ -339,6 +342,7 @@ class Follower:
         self._last = -1  # frame index of the last update
         self.patience, self.fails = patience, 0  # frames that could not be registered
         self.confirm = confirm
+        self.leap_px = leap_px
         self.shift_px = 0.0  # the last check's shift (px): a drift beginning shows here
         self._candidate: tuple[int, float, list[float]] | None = None  # a move being judged
 
@@ -388,10 +392,13 @@ class Follower:
             self.fails += 1
             self.moving = max(self.moving, 1)
             return Step(self.G, failed=self.fails >= self.patience)
-        self.fails = 0
         move = corner_motion(self.G, fit.G, self.registrar.corners, self.registrar.size)
         typical = float(np.median(self.recent)) if self.recent else 0.0
         fresh = not self.moving and bool(self.recent)  # a move after a steady spell
+        if self.moving and move / gap > max(self.leap_px, self.jump_ratio * 1.5 * typical):
+            self.fails += 1  # a leap out of a steady follow: a wrong registration
+            return Step(self.G, failed=self.fails >= self.patience)
+        self.fails = 0
         self.recent = (self.recent + [move / gap] * gap)[-10:]
         self._set(fit.G)
         self.moving = self.settle if move / gap > 0.3 * self.monitor.tol else self.moving - 1
