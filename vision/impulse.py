@@ -87,7 +87,9 @@ def _striker_dv(xy: np.ndarray, f0: float) -> tuple[np.ndarray, np.ndarray]:
     pre = np.arange(max(0, lo - 2), lo + 1)
     pre = pre[~np.isnan(xy[pre, 0])]
     if len(pre) < 2:
-        return np.zeros(2), xy[lo]
+        seen = np.flatnonzero(~np.isnan(xy[:, 0]))
+        near = seen[np.argmin(np.abs(seen - f0))] if len(seen) else lo
+        return np.zeros(2), np.nan_to_num(xy[near])
     a, v0 = line_fit(pre.astype(float), xy[pre])
     pc = a + v0 * f0
     return _v_after(xy, pc, f0) - v0, pc

@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.impulse import closest_approaches, component, rack_contacts, rest_positions
+from vision.impulse import (
+    _striker_dv,
+    closest_approaches,
+    component,
+    rack_contacts,
+    rest_positions,
+)
 from vision.series import Series, despike, unswap
 
 R = 34.0
@@ -151,3 +157,19 @@ def test_pushed_apart_needs_both_paths_to_turn_along_the_line_of_centres(impulse
     s = _series({"a": a, "b": b})
     finder = EventFinder(s, load_table("pyramid-12ft"), ShotSettings())
     assert finder._pushed_apart(s.index("a"), s.index("b"), 5.5) == pushed
+
+
+@pytest.mark.parametrize(
+    ("rows", "f0", "expect"),
+    [
+        # the striker unseen at the contact frame and before it: nearest measured sample
+        ([[np.nan, np.nan], [np.nan, np.nan], [5.0, 6.0], [7.0, 8.0]], 1.0, [5.0, 6.0]),
+        ([[1.0, 2.0], [np.nan, np.nan], [np.nan, np.nan]], 2.0, [1.0, 2.0]),
+    ],
+)
+def test_striker_dv_without_samples_gives_a_measured_position(rows, f0, expect):
+    """A striker too rarely seen before the hit gives no velocity change and the nearest
+    measured position (mm), never NaN (NaN made the impulse fit raise)."""
+    dv, pos = _striker_dv(np.array(rows), f0)
+    assert np.array_equal(dv, [0.0, 0.0])
+    assert np.allclose(pos, expect)
