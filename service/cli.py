@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--tracks", help="TRACKS.csv to write")
     r.add_argument("--annotated", help="annotated MP4 to write")
     r.add_argument("--no-progress", action="store_true")
+    r.add_argument(
+        "--read-numbers",
+        action="store_true",
+        help="read white pyramid balls' numbers into their ids (experimental: some misreads)",
+    )
 
     c = sub.add_parser("calibrate", help="find the table in a video or image, write CALIB.json")
     c.add_argument("source", metavar="VIDEO_OR_IMAGE")

@@ -131,11 +131,15 @@ def track_video(
     progress: bool = False,
     monitor: bool = True,
     reference: np.ndarray | None = None,
+    read_numbers: bool = False,
 ) -> ReplayResult:
     """Detect and track every frame of ``source`` (a path, or an opened
     :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form.
     ``reference``: the picture ``calib`` was fitted on (BGR, recorded px), where known: a
-    camera that moved since is registered to it (``vision.register``)."""
+    camera that moved since is registered to it (``vision.register``).
+    ``read_numbers``: the tracker reads the numbers of white pyramid balls
+    (``vision.numbers``) and the rows carry a read ball under its number from its first
+    row (contract §3); off by default, because the reader still misreads some balls."""
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit():
         cv2.setNumThreads(int(threads))
@@ -170,7 +174,8 @@ def track_video(
                     found = watch.unwarp(det.detect(seen))
                 else:
                     found = det.detect(frame)
-                rows = tracker.update(found, empty=det.cloth_empty)
+                image = frame.image if read_numbers else None
+                rows = tracker.update(found, image, empty=det.cloth_empty)
                 parts.append(rows)
                 if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
                     chunks.append(_concat(parts))
@@ -188,6 +193,8 @@ def track_video(
                 ann.close()
         events = watch.events if watch is not None else ()
         rows = _concat(chunks + parts)
+        if read_numbers:
+            rows = tracker.renamed(rows)
         if watch is not None:
             rows = _unsure(rows, watch.unsure)
         return ReplayResult(rows, src.fps, n, src.size, src.truncated, events)
@@ -266,6 +273,7 @@ def run_cli(args: argparse.Namespace) -> int:
         args.annotated,
         progress=not args.no_progress,
         reference=reference,
+        read_numbers=getattr(args, "read_numbers", False),
     )
     if res.truncated:
         print(

@@ -124,3 +124,32 @@ def test_replay_calibrates_automatically_without_calibration_file(clip, tmp_path
     assert rc == 0
     tracks = read_tracks(tmp_path / "t.csv")
     assert {"yellow", "w1", "w2"} <= set(tracks.ids())
+
+
+@pytest.mark.parametrize(("flag", "expect_ids", "images"), [(False, "w1", 0), (True, "7", N)])
+def test_replay_read_numbers_hands_frames_to_the_reader_and_renames(
+    clip, monkeypatch, flag, expect_ids, images
+):
+    """``--read-numbers``: the tracker gets every frame's picture and a ball read as 7 is
+    written under id ``7`` from its first row (contract §3); without it, ids stay ``wN``."""
+    from vision.track import Tracker
+
+    d, _ = clip
+    seen: list[bool] = []
+    update = Tracker.update
+
+    def spy(self, det, image=None, empty=None):
+        seen.append(image is not None)
+        return update(self, det, image, empty=empty)
+
+    monkeypatch.setattr(Tracker, "update", spy)
+    monkeypatch.setattr(Tracker, "renames", lambda self: {"w1": "7"})
+    out = d / f"numbers-{flag}.csv"
+    argv = ["replay", str(d / "clip.avi"), "--game", "pyramid-classic"]
+    argv += ["--calibration", str(d / "calib.json"), "--out", str(d / f"n{flag}.json")]
+    argv += ["--tracks", str(out), "--no-progress"] + (["--read-numbers"] if flag else [])
+    assert main(argv) == 0
+    ids = set(read_tracks(out).ids())
+    assert sum(seen) == images
+    assert expect_ids in ids and ({"w1", "7"} - {expect_ids}).isdisjoint(ids)
+    assert len(ids) == 3
