@@ -242,6 +242,13 @@ VIDEO_SET = (
     ("carom-play-1080", "carom-5pin-play", 2, "1080", 2),
 )
 VIDEO_QUICK = (("pyr-pots-720-1", "pyramid-pots", 2, "720", 1),)
+# players really occluding (synth covers): balls along a cushion under a reaching player's
+# cue, arm and torso; a ball in a pocket's jaws and one beside it under a body over the pocket
+VIDEO_SET += (
+    ("pyr-reach-720", "pyramid-reach", 0, "720", 0),
+    ("pyr-jaws-720", "pyramid-jaws", 1, "720", 0),
+    ("pyr-jaws-1080", "pyramid-jaws", 4, "1080", 0),
+)
 LISTED = ("contact", "cushion", "pocket", "off_table", "strike", "cross", "skittle_down")
 
 

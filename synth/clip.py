@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from contract.tables import TableSpec, load_table
 from synth.physics import Params, SimResult, simulate
-from synth.players import APPROACH, SLEEVES, WITHDRAW, hand_path, lean_actor, stroke_actors
+from synth.players import (
+    APPROACH,
+    SLEEVES,
+    WITHDRAW,
+    hand_path,
+    lean_actor,
+    pocket_lean_actors,
+    reach_actors,
+    stroke_actors,
+)
 from synth.skittles import FALL_TIME, SkittleSet
 from synth.world import BallInfo, BallPose, SkittlePose, WorldFrame
 
@@ -26,13 +36,29 @@ REST = 0.6  # s of stillness after a shot
 
 
 @dataclass(frozen=True)
+class Cover:
+    """A player over the table while the balls rest, before a stroke (an occlusion test).
+
+    ``kind`` ``reach``: aiming along the cushion nearest ``at`` with the cue tip at ``at``
+    and the cue, bridge arm and torso over the balls behind it (``along`` +1 or -1: the
+    aim points toward larger x, or y on a short cushion, or smaller); ``pocket``: bending over the pocket nearest
+    ``at``. Held ``seconds`` in all (coming in and going out included)."""
+
+    kind: Literal["reach", "pocket"]
+    at: Point
+    seconds: float = 3.0
+    along: float = 1.0
+
+
+@dataclass(frozen=True)
 class Stroke:
     """One planned stroke: ``cue`` struck in ``direction`` (radians, table frame) at
     ``speed`` mm/s with tip offset ``spin`` (fraction of R: + follow, - draw).
 
     ``jump``: balls allowed to fly off over a cushion they hit fast; ``respot``: balls a
     hand puts on the table (id, mm) before the stroke; ``lean``: a body leans over the
-    table first; ``knock``: the camera is knocked in the pause before the stroke."""
+    table first; ``knock``: the camera is knocked in the pause before the stroke;
+    ``cover``: players over the table before it (:class:`Cover`)."""
 
     cue: str
     direction: float
@@ -43,6 +69,7 @@ class Stroke:
     respot: tuple[tuple[str, Point], ...] = ()
     lean: bool = False
     knock: bool = False
+    cover: tuple[Cover, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -229,6 +256,26 @@ class _Builder:
                 self._rest_poses(), lean_actor(start, inward, i / (n - 1), self.sleeves[player])
             )
 
+    def cover(self, c: Cover, player: str) -> None:
+        """Frames of a player over the table (``c``) while every ball rests."""
+        n = max(2, round(c.seconds * self.fps))
+        sleeve = self.sleeves[player]
+        if c.kind == "pocket":
+            pk = min(self.table.pockets, key=lambda q: math.hypot(q.x - c.at[0], q.y - c.at[1]))
+            inward = np.array([self.table.L / 2 - pk.x, self.table.W / 2 - pk.y])
+            if not pk.corner:
+                inward[0] = 0.0
+            inward /= np.linalg.norm(inward)
+            for i in range(n):
+                actors = pocket_lean_actors((pk.x, pk.y), tuple(inward), i / (n - 1), sleeve)
+                self._emit(self._rest_poses(), actors)
+            return
+        _, inward = _edge_outside(self.table, c.at, out=0.0)
+        along = (abs(inward[1]) * c.along, abs(inward[0]) * c.along)
+        for i in range(n):
+            actors = reach_actors(c.at, along, inward, i / (n - 1), sleeve)
+            self._emit(self._rest_poses(), actors)
+
     # ------------------------------------------------------------ the stroke
     def stroke(self, st: Stroke, res: SimResult) -> None:
         R, fps = self.R, self.fps
@@ -323,6 +370,8 @@ def build_clip(spec: ClipSpec, params: Params | None = None) -> Clip:
             b.respot(ball, at, st.player)
         if b.fallen:
             b.restand_skittles(st.player)
+        for c in st.cover:
+            b.cover(c, st.player)
         if st.lean:
             b.lean(b.pos[st.cue], st.player)
         if i < len(spec.results):

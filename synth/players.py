@@ -126,3 +126,61 @@ def hand_path(
         (float(p[0]), float(p[1])),
         h,
     )
+
+
+def _hold(s: float, ramp: float = 0.15) -> float:
+    """0 -> 1 over the first ``ramp`` of ``s`` in [0, 1], 1 while held, 1 -> 0 at the end."""
+    if s < ramp:
+        return _ease(s / ramp)
+    if s > 1 - ramp:
+        return _ease((1 - s) / ramp)
+    return 1.0
+
+
+def reach_actors(
+    tip: tuple[float, float],
+    along: tuple[float, float],
+    inward: tuple[float, float],
+    s: float,
+    sleeve: tuple[int, int, int],
+) -> tuple[Actor, ...]:
+    """A player aiming along a cushion, leaning over the table: the cue lies over the balls
+    near that cushion with its tip at ``tip`` (mm), the bridge arm on the cloth behind it,
+    the torso and head over the cushion 0.7 m back. ``along`` (unit) points from the player
+    toward the tip, parallel to the cushion; ``inward`` (unit) into the table. ``s`` in
+    [0, 1]: the player comes in, holds the aim (two slow practice strokes) and goes."""
+    k = _hold(s)
+    d, n = np.asarray(along, float), np.asarray(inward, float)
+    sway = 40.0 * math.sin(2 * math.pi * 2 * s) if 0.15 < s < 0.85 else 0.0
+    off = -d * (1 - k) * 1200.0 - n * (1 - k) * 400.0  # where the player comes from
+    t = np.asarray(tip, float) + off - d * (40.0 - sway)
+    butt = t - d * (CUE_LENGTH - 10.0) - n * 110.0
+    cue = Actor("cue", tuple(t), tuple(butt), height=40.0, colour_bgr=(60, 110, 170))
+    bridge = np.asarray(tip, float) + off - d * 260.0 + n * 15.0
+    arm = Actor("arm", tuple(bridge), tuple(bridge - d * 230.0 - n * 260.0), 30.0, sleeve)
+    grip = butt + d * 120.0
+    back = Actor("arm", tuple(grip), tuple(grip - n * 60.0 + d * 260.0), 220.0, colour_bgr=sleeve)
+    centre = np.asarray(tip, float) + off - d * 720.0 - n * 120.0
+    torso = Actor(
+        "body", tuple(centre), tuple(centre - n * 300.0), 400.0, (420.0, 230.0), colour_bgr=sleeve
+    )
+    return (cue, arm, back, torso)
+
+
+def pocket_lean_actors(
+    pocket: tuple[float, float],
+    inward: tuple[float, float],
+    s: float,
+    sleeve: tuple[int, int, int],
+) -> tuple[Actor, ...]:
+    """A player bending over a pocket (``pocket`` mm on the cushion line, ``inward`` unit
+    into the table) to look at a ball in its jaws: the torso over the pocket area, a hand
+    on the rail beside it. ``s`` in [0, 1]: in, hold, out."""
+    k = _hold(s)
+    p, n = np.asarray(pocket, float), np.asarray(inward, float)
+    side = np.array([-n[1], n[0]])
+    centre = p + n * (-480.0 + 500.0 * k)
+    torso = Actor("body", tuple(centre), tuple(centre - n * 300.0), 420.0, (420.0, 240.0), sleeve)
+    hand = p + n * (-300.0 + 360.0 * k) + side * 170.0
+    arm = Actor("arm", tuple(hand), tuple(hand - n * 320.0 + side * 60.0), 60.0, sleeve)
+    return (torso, arm)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from contract.tables import load_table
-from synth.clip import ClipSpec
+from synth.clip import ClipSpec, Cover
 from synth.planner import (
     Planner,
     carom_balls,
@@ -28,6 +28,7 @@ from synth.planner import (
 )
 
 Scenario = Callable[[int], ClipSpec]
+Point = tuple[float, float]
 
 
 def _midgame(
@@ -280,6 +281,90 @@ def carom_play(seed: int) -> ClipSpec:
     return p.spec("5-pin play: three strokes, skittles knocked down and re-stood by hand")
 
 
+def _row_on_cushion(seed: int) -> tuple[dict[str, Point], Point, float]:
+    """Three to four balls resting along a long cushion (each 1 to 45 mm off it) behind a
+    point ``tip`` 70 mm off that cushion; (positions, tip, along: +1 the row lies at
+    smaller x than the tip, -1 at larger)."""
+    table = load_table("pyramid-12ft")
+    R = table.ball_radius
+    rng = np.random.default_rng([seed, 31])
+    along = 1.0 if rng.random() < 0.5 else -1.0
+    x0 = float(rng.uniform(1100, table.L - 1100))
+    right = bool(rng.random() < 0.5)
+    numbers = [str(b) for b in rng.choice(np.arange(1, 16), 4, replace=False)]
+    pos: dict[str, Point] = {}
+    for k, back in enumerate((150.0, 400.0, 640.0, 880.0)[: 3 + int(rng.random() < 0.5)]):
+        off = R + float(rng.uniform(1.0, 45.0))
+        pos[numbers[k]] = (x0 - along * back, table.W - off if right else off)
+    tip = (x0, table.W - 70.0 if right else 70.0)
+    return pos, tip, along
+
+
+def pyramid_reach(seed: int) -> ClipSpec:
+    """Balls resting along a long cushion; a player aims along it, leaning over them (cue,
+    bridge arm and torso hide them for 3 s), then pots; the same before a second pot."""
+    table = load_table("pyramid-12ft")
+    row, tip, along = _row_on_cushion(seed)
+    rng = np.random.default_rng([seed, 32])
+    rest = [str(b) for b in range(1, 16) if str(b) not in row]
+    more = [str(b) for b in rng.choice(rest, int(rng.integers(3, 6)), replace=False)]
+    far = (0.0, table.W / 2) if tip[1] > table.W / 2 else (table.W / 2, table.W)
+    pos = dict(row)
+    pos.update(scatter(table, more + ["yellow"], rng, row, box=(0.0, table.L, *far)))
+    p = Planner("pyramid-reach", seed, table.name, "pyramid-combined", pyramid_balls(), pos)
+    cover = (Cover("reach", tip, 3.0, along),)
+    player = "A"
+    for _ in range(2):
+        st, res = p.search(
+            lambda r, pl=player: p.pot_stroke(r, "yellow", pl, cover=cover),
+            lambda res: potted(res, "yellow"),
+        )
+        player = next_player(player, res, "yellow", carom=False)
+    return p.spec("pyramid: a player leans over balls resting along a cushion, then pots; twice")
+
+
+def _jaws(seed: int) -> tuple[dict[str, Point], Point]:
+    """A ball hanging in the jaws of a pocket (its centre 4 to 8 mm past the cushion line on
+    a middle pocket, at the mouth of a corner one) and a second ball resting near it;
+    (positions, the pocket's point)."""
+    table = load_table("pyramid-12ft")
+    R = table.ball_radius
+    rng = np.random.default_rng([seed, 37])
+    pk = table.pockets[int(rng.integers(len(table.pockets)))]
+    n = np.array([table.L / 2 - pk.x, table.W / 2 - pk.y])
+    if not pk.corner:
+        n[0] = 0.0
+    n /= np.linalg.norm(n)
+    side = np.array([-n[1], n[0]])
+    depth = float(rng.uniform(4.0, 8.0))
+    hang = np.array([pk.x, pk.y]) + n * ((R * math.sqrt(2) + 3.0) if pk.corner else R - depth)
+    near = hang + n * (2 * R + float(rng.uniform(20, 70))) + side * float(rng.uniform(-60, 60))
+    a, b = (str(v) for v in rng.choice(np.arange(1, 16), 2, replace=False))
+    return {a: (float(hang[0]), float(hang[1])), b: (float(near[0]), float(near[1]))}, (pk.x, pk.y)
+
+
+def pyramid_jaws(seed: int) -> ClipSpec:
+    """A ball hangs in a pocket's jaws with another resting near it; a player bends over
+    that pocket for 3 s (the body hides both), then pots elsewhere; the same again."""
+    table = load_table("pyramid-12ft")
+    pos, pocket = _jaws(seed)
+    rng = np.random.default_rng([seed, 38])
+    rest = [str(b) for b in range(1, 16) if str(b) not in pos]
+    more = [str(b) for b in rng.choice(rest, int(rng.integers(4, 7)), replace=False)]
+    pos.update(scatter(table, more + ["yellow"], rng, pos))
+    p = Planner("pyramid-jaws", seed, table.name, "pyramid-combined", pyramid_balls(), pos)
+    cover = (Cover("pocket", pocket, 3.0),)
+    hanging = next(iter(pos))
+    player = "A"
+    for _ in range(2):
+        st, res = p.search(
+            lambda r, pl=player: p.pot_stroke(r, "yellow", pl, cover=cover),
+            lambda res: potted(res, "yellow") and hanging not in res.gone,
+        )
+        player = next_player(player, res, "yellow", carom=False)
+    return p.spec("pyramid: a ball in a pocket's jaws, a player bends over it, then pots; twice")
+
+
 SCENARIOS: dict[str, Scenario] = {
     "pyramid-break": pyramid_break,
     "pyramid-pots": pyramid_pots,
@@ -290,6 +375,8 @@ SCENARIOS: dict[str, Scenario] = {
     "pyramid-knock": pyramid_knock,
     "carom-5pin-break": carom_break,
     "carom-5pin-play": carom_play,
+    "pyramid-reach": pyramid_reach,
+    "pyramid-jaws": pyramid_jaws,
 }
 
 
