@@ -136,6 +136,16 @@ def _edge_outside(table: TableSpec, p: Point, out: float = 350.0) -> tuple[Point
     return (edge[0] - inward[0] * out, edge[1] - inward[1] * out), inward
 
 
+def pocket_inward(table: TableSpec, pk) -> np.ndarray:
+    """Unit vector from pocket ``pk`` (a :class:`contract.tables.Pocket`) into the table:
+    along the corner's diagonal, or square to the long cushion of a middle pocket."""
+    sx = 1.0 if pk.x < table.L / 2 else -1.0
+    sy = 1.0 if pk.y < table.W / 2 else -1.0
+    if pk.corner:
+        return np.array([sx, sy]) / math.sqrt(2)
+    return np.array([0.0, sy])
+
+
 def _edge_distance(table: TableSpec, p: Point, direction: float) -> float:
     """Distance (mm) from ``p`` along ``direction`` (radians) to the cushion-nose rectangle."""
     dx, dy = math.cos(direction), math.sin(direction)
@@ -262,10 +272,7 @@ class _Builder:
         sleeve = self.sleeves[player]
         if c.kind == "pocket":
             pk = min(self.table.pockets, key=lambda q: math.hypot(q.x - c.at[0], q.y - c.at[1]))
-            inward = np.array([self.table.L / 2 - pk.x, self.table.W / 2 - pk.y])
-            if not pk.corner:
-                inward[0] = 0.0
-            inward /= np.linalg.norm(inward)
+            inward = pocket_inward(self.table, pk)
             for i in range(n):
                 actors = pocket_lean_actors((pk.x, pk.y), tuple(inward), i / (n - 1), sleeve)
                 self._emit(self._rest_poses(), actors)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from contract.tables import load_table
-from synth.clip import ClipSpec, Cover
+from synth.clip import ClipSpec, Cover, pocket_inward
 from synth.planner import (
     Planner,
     carom_balls,
@@ -325,19 +325,17 @@ def pyramid_reach(seed: int) -> ClipSpec:
 
 def _jaws(seed: int) -> tuple[dict[str, Point], Point]:
     """A ball hanging in the jaws of a pocket (its centre 4 to 8 mm past the cushion line on
-    a middle pocket, at the mouth of a corner one) and a second ball resting near it;
+    a middle pocket, 3 to 6 mm past both on a corner one) and a second ball resting near it;
     (positions, the pocket's point)."""
     table = load_table("pyramid-12ft")
     R = table.ball_radius
     rng = np.random.default_rng([seed, 37])
     pk = table.pockets[int(rng.integers(len(table.pockets)))]
-    n = np.array([table.L / 2 - pk.x, table.W / 2 - pk.y])
-    if not pk.corner:
-        n[0] = 0.0
-    n /= np.linalg.norm(n)
+    n = pocket_inward(table, pk)
     side = np.array([-n[1], n[0]])
     depth = float(rng.uniform(4.0, 8.0))
-    hang = np.array([pk.x, pk.y]) + n * ((R * math.sqrt(2) + 3.0) if pk.corner else R - depth)
+    # a corner mouth's line lies 36.5 mm from the corner point along the diagonal
+    hang = np.array([pk.x, pk.y]) + n * (R * math.sqrt(2) - depth if pk.corner else R - depth)
     near = hang + n * (2 * R + float(rng.uniform(20, 70))) + side * float(rng.uniform(-60, 60))
     a, b = (str(v) for v in rng.choice(np.arange(1, 16), 2, replace=False))
     return {a: (float(hang[0]), float(hang[1])), b: (float(near[0]), float(near[1]))}, (pk.x, pk.y)

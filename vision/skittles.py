@@ -27,9 +27,9 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 
-WINDOW_MM = 46.0  # half-side of the search window around each mark
 GATE_MM = 34.0  # a skittle's middle lies this close to its mark (marks are 72 mm apart)
 LINE_MM = 50.0  # straight structures longer than this are markings, cues or arms
+WINDOW_MM = GATE_MM + LINE_MM / 2 + 4.0  # half-side of the window: the gate, half a line
 PEAK_SHARE = 0.35  # the blob: residual above this share of the window's peak
 OCCLUDER_SHARE = 0.5  # a removed structure this bright beside the blob hides part of it
 BALL_MARGIN_PX = 1.0  # balls masked out to their radius plus this
@@ -102,7 +102,8 @@ def measure_window(
         return None
     area = int(stats[k, cv2.CC_STAT_AREA])
     a_min = 0.25 * (table.skittle_width_mm * px_mm) ** 2
-    a_max = 2.5 * table.skittle_width_mm * table.skittle_height_mm * px_mm**2 + 4
+    # a lying pin, widened by a px and a half all round (anti-aliasing, blur, its shadow)
+    a_max = 1.6 * (table.skittle_height_mm * px_mm + 3) * (table.skittle_width_mm * px_mm + 3)
     if not a_min <= area <= a_max:
         return None
     blob = labels == k
