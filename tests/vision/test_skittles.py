@@ -22,7 +22,7 @@ from synth.render import Renderer
 from synth.world import BallPose, SkittlePose, WorldFrame
 from vision.capture import Frame
 from vision.detect import Detector
-from vision.skittles import GATE_MM, line_elements, skittle_residual
+from vision.skittles import GATE_MM, line_elements, residuals, skittle_residual
 
 TABLE = load_table("carom-match")
 SIZES = {"1080": (1920, 1080), "720": (1280, 720)}
@@ -153,3 +153,37 @@ def test_line_elements_cover_every_direction_finely_enough():
     assert (
         min(math.dist(a, b) for a in SPOTS.values() for b in SPOTS.values() if a != b) / 2 > GATE_MM
     )
+
+
+@pytest.mark.parametrize("shapes", [[(31, 31)], [(31, 31), (29, 33), (31, 31)], [(45, 40)] * 5])
+def test_windows_opened_together_as_each_alone(shapes):
+    """Side by side with a gap of one element, each window keeps its own values a whole
+    element inside its edge, and in its gate (half an element inside) a soft line through
+    it still goes while a blob on the line stays."""
+    rng = np.random.default_rng(len(shapes))
+    length = 11
+    wins = []
+    for h, w in shapes:
+        d = np.zeros((h, w), np.float32)
+        a = rng.uniform(0, math.pi)
+        cx, cy = w // 2, h // 2
+        p0 = (int(cx - 60 * math.cos(a)), int(cy - 60 * math.sin(a)))
+        p1 = (int(cx + 60 * math.cos(a)), int(cy + 60 * math.sin(a)))
+        cv2.line(d, p0, p1, 45.0, 2, cv2.LINE_AA)
+        d = cv2.GaussianBlur(d, (0, 0), 0.7) + rng.normal(5.0, 1.0, (h, w)).astype(np.float32)
+        cv2.circle(d, (cx, cy), 2, 200.0, -1)
+        wins.append(d)
+    for d, (res, removed) in zip(wins, residuals(wins, length), strict=True):
+        alone_res, alone_removed = skittle_residual(d, length)
+        e = length
+        assert np.array_equal(res[e:-e, e:-e], alone_res[e:-e, e:-e])
+        assert np.array_equal(removed[e:-e, e:-e], alone_removed[e:-e, e:-e])
+        cy, cx = d.shape[0] // 2, d.shape[1] // 2
+        line = d > 30
+        line[cy - 4 : cy + 5, cx - 4 : cx + 5] = False  # the blob
+        g = length // 2 + 1
+        inner = np.zeros_like(line)
+        inner[g:-g, g:-g] = True
+        assert res[line & inner].max() < 20  # under the detector's lowest threshold, 22
+        assert res[cy, cx] > 140
+    assert residuals([], length) == []
