@@ -243,11 +243,13 @@ VIDEO_SET = (
 )
 VIDEO_QUICK = (("pyr-pots-720-1", "pyramid-pots", 2, "720", 1),)
 # players really occluding (synth covers): balls along a cushion under a reaching player's
-# cue, arm and torso; a ball in a pocket's jaws and one beside it under a body over the pocket
+# cue, arm and torso; a ball in a pocket's jaws and one beside it under a body over the pocket;
+# and more pins falling (skittle_down)
 VIDEO_SET += (
     ("pyr-reach-720", "pyramid-reach", 0, "720", 0),
     ("pyr-jaws-720", "pyramid-jaws", 1, "720", 0),
     ("pyr-jaws-1080", "pyramid-jaws", 4, "1080", 0),
+    ("carom-play-1-720", "carom-5pin-play", 1, "720", 0),  # four pins down
 )
 LISTED = ("contact", "cushion", "pocket", "off_table", "strike", "cross", "skittle_down")
 
