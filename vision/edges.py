@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
+from vision.geometry import pocket_shelf_mm
 from vision.motion import Movement
 
 if TYPE_CHECKING:
@@ -121,6 +122,8 @@ class EdgeEvents:
             return None
         if self._seen_again(m):
             return None  # hidden near the rail (an arm, a body), then seen again there
+        if self._doubled(m):
+            return None  # a second track of a ball still there (its colour read twice)
         x, y = m.stop_at
         edge = min(x, self.table.L - x, y, self.table.W - y)
         run = np.hypot(x - m.start_at[0], y - m.start_at[1]) / max(m.stop_f - m.start_f, 0.5)
@@ -129,6 +132,8 @@ class EdgeEvents:
         pocket = self.pocket_at(c)
         if pocket:
             entry = self._pocket_entry(m, pocket)
+            if pocket_shelf_mm(self.table) > 0 and np.isfinite(entry):
+                f = entry  # it left the rectangle on the shelf; it drops past the shelf
             return self._ev(min(f, entry), EventType.POCKET, ball=m.ball, pocket=pocket)
         sudden = m.stop_f - m.start_f <= 3.0  # hit at rest and gone at once: it flew
         if not sudden and float(np.linalg.norm(m.v_end)) * self.s.fps < OFF_TABLE_MM_S:
@@ -139,26 +144,38 @@ class EdgeEvents:
         """Fractional frame at which the ball's centre crossed the mouth line of pocket
         ``name`` (the line between the cushion noses' ends; for a middle pocket the nose
         line), from its samples: a ball the camera still sees falling inside the pocket
-        has dropped already. ``inf`` when no sample lies past the line."""
+        has dropped already. ``inf`` when no sample lies past the line. Where the pockets
+        have a shelf (:func:`vision.geometry.pocket_shelf_mm`, mm) the ball drops that far
+        past the line: a ball last seen on the shelf is followed on along its last
+        velocity (up to 3 frames) to the shelf's end."""
+        shelf = pocket_shelf_mm(self.table)
         xy = self.s.xy[self.s.index(m.ball), m.first : m.last + 1]
-        depth = self._depth(name, xy)
-        past = np.nonzero(np.nan_to_num(depth, nan=-np.inf) >= 0)[0]
+        depth = self._depth(name, xy, signed=shelf > 0)
+        past = np.nonzero(np.nan_to_num(depth, nan=-np.inf) >= shelf)[0]
+        if len(past) == 0 and shelf > 0 and m.gone:
+            at, v = np.asarray(m.stop_at), np.asarray(m.v_end)
+            ts = np.arange(0.0, 3.0001, 0.05)
+            ahead = self._depth(name, at + ts[:, None] * v, signed=True) >= shelf
+            return m.stop_f + float(ts[np.argmax(ahead)]) if ahead.any() else float("inf")
         if len(past) == 0:
             return float("inf")
         k = int(past[0])
         if k == 0 or not np.isfinite(depth[k - 1]):
             return float(m.first + k)
-        a, b = float(depth[k - 1]), float(depth[k])
+        a, b = float(depth[k - 1]) - shelf, float(depth[k]) - shelf
         return m.first + k - 1 + (-a) / (b - a) if b > a else float(m.first + k)
 
-    def _depth(self, name: str, xy: np.ndarray) -> np.ndarray:
+    def _depth(self, name: str, xy: np.ndarray, signed: bool = False) -> np.ndarray:
         """How far (mm) centres ``xy`` (N, 2) lie past the mouth line of pocket ``name``
-        (negative on the table side; -inf beside a middle pocket's mouth)."""
+        (negative on the table side; -inf beside a middle pocket's mouth). A middle
+        pocket's is measured outward from the nose line where ``signed`` (without it, the
+        distance from the nose line with a minus sign: never past it)."""
         p = self.table.pocket(name)
         dx, dy = np.abs(xy[:, 0] - p.x), np.abs(xy[:, 1] - p.y)
         if p.corner:
             return (self.table.corner_mouth_mm / 2**0.5 - dx - dy) / 2**0.5
-        return np.where(dx < self.table.middle_mouth_mm / 2 + self.R, -dy, -np.inf)
+        out = (xy[:, 1] - p.y) * (1.0 if p.y > 0 else -1.0) if signed else -dy
+        return np.where(dx < self.table.middle_mouth_mm / 2 + self.R, out, -np.inf)
 
     def jaw_hits(self, m: Movement, pocket: str, near: list[float]) -> list[tuple[float, str]]:
         """(fractional frame, cushion) of kinks of a pocketed ball within the pocket's
@@ -235,6 +252,23 @@ class EdgeEvents:
         step = float(np.linalg.norm(xy[-1] - xy[0]))
         d = np.linalg.norm(xy - at, axis=1).min()
         return bool(d < 2 * self.R + 0.3 * self.R + step)
+
+    def _doubled(self, m: Movement, frames: int = 2) -> bool:
+        """Another ball's track stands within one radius of where the vanished ball was
+        last seen, in that frame or the ``frames`` after it, and goes on: two balls never
+        overlap, so the two tracks were one ball (a ball whose colour the camera read two
+        ways, the tracker holding both), and the one that ended did not leave."""
+        b = self.s.index(m.ball)
+        k = int(round(m.stop_f))
+        lo, hi = max(0, k), min(self.s.n_frames, k + frames + 1)
+        at = np.asarray(m.stop_at)
+        for o in range(len(self.s.ids)):
+            if o == b or hi >= self.s.n_frames or np.isnan(self.s.xy[o, hi, 0]):
+                continue
+            d = np.hypot(*(self.s.xy[o, lo:hi] - at).T)
+            if np.any(np.nan_to_num(d, nan=np.inf) < self.R):
+                return True
+        return False
 
     def _seen_again(self, m: Movement, within_s: float = 2.0) -> bool:
         """The vanished ball is seen again within ``within_s`` seconds and six radii of

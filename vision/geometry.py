@@ -50,6 +50,13 @@ def polygon_mask(
     return mask
 
 
+def pocket_shelf_mm(table: TableSpec) -> float:
+    """How far (mm) past a pocket's mouth line a ball's centre goes before it drops: the
+    shelf between the jaws' nose ends and the hole (a pool pocket's, ``pocket_shelf_mm``
+    in the table spec); 0 where the spec gives none (a ball drops at the mouth line)."""
+    return float(table.extra.get("pocket_shelf_mm", 0.0))
+
+
 def mouth_lines(table: TableSpec) -> np.ndarray:
     """(Q, 4) per pocket a point of its mouth line (the middle of the cushion nose ends
     beside it, table mm) and the line's outward unit normal (into the pocket)."""

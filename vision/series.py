@@ -77,6 +77,8 @@ def fill_gaps(
     max_hidden: int = 300,
     radius_mm: float = 30.0,
     short: frozenset[str] = frozenset(),
+    pockets: list[tuple[float, float, float]] = (),
+    max_rolled: int = 20,
 ) -> Series:
     """Positions to cut shots from: predicted (not visible) rows are replaced by a
     straight line between the measured positions around them (a tracker's prediction
@@ -84,8 +86,12 @@ def fill_gaps(
     Gaps of up to ``max_gap`` frames are bridged (a dropped detection is not a ball
     leaving), and gaps of up to ``max_hidden`` frames after which the ball is seen
     again within ``radius_mm`` of where it was (not for the ids in ``short``: a skittle
-    the detector lost after a knock lies there, it did not stand hidden). Bridged
-    samples are marked not visible; trailing predicted rows are dropped."""
+    the detector lost after a knock lies there, it did not stand hidden), and gaps of up
+    to ``max_rolled`` frames after which a moving ball is seen again no farther than it
+    could roll at its last speed, plus two diameters for a bounce (a fast ball the
+    detector sees now and then: the same rule as :func:`relink`; not from within reach of
+    a pocket, ``pockets``: x, y, reach mm). Bridged samples are marked not visible;
+    trailing predicted rows are dropped."""
     xy = series.xy.copy()
     xy[~series.visible] = np.nan
     vis = series.visible.copy()
@@ -101,12 +107,28 @@ def fill_gaps(
             # a ball seen again where it was (under an arm, or lost by the tracker for
             # a while) never left; a longer gap that ends elsewhere is a re-spot
             stayed = float(np.linalg.norm(xy[b, c] - xy[b, a])) < radius_mm
-            if c - a - 1 > (max_hidden if stayed and series.ids[b] not in short else limit[b]):
+            hid = max_hidden if stayed and series.ids[b] not in short else limit[b]
+            rolled = not stayed and c - a - 1 <= max_rolled
+            if c - a - 1 > hid and not (rolled and _rolled(xy[b], idx, g, radius_mm, pockets)):
                 continue
             w = (np.arange(a + 1, c) - a) / (c - a)
             xy[b, a + 1 : c] = xy[b, a] + np.outer(w, xy[b, c] - xy[b, a])
             vis[b, a + 1 : c] = False
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def _rolled(xy: np.ndarray, idx: np.ndarray, g: int, radius_mm: float, pockets) -> bool:
+    """Ball positions ``xy`` (F, 2) mm with samples at ``idx``: the gap after ``idx[g]``
+    ends no farther than the ball could roll at its last speed (mm/frame, from the two
+    samples before the gap) plus two diameters, and it did not start by a pocket."""
+    a, c = idx[g], idx[g + 1]
+    if g < 1 or any(np.hypot(xy[a, 0] - x, xy[a, 1] - y) < r for x, y, r in pockets):
+        return False
+    p = idx[g - 1]
+    v = float(np.linalg.norm(xy[a] - xy[p])) / (a - p)
+    return (
+        v > 0.5 * radius_mm and float(np.linalg.norm(xy[c] - xy[a])) <= v * (c - a) + 4 * radius_mm
+    )
 
 
 def noise_mm(series: Series) -> float:

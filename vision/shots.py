@@ -192,7 +192,7 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
     series = relink(_drop_spares(series, table), R, pockets)
     pins = frozenset(table.skittle_spots) if table.kind == "carom" else frozenset()
-    series = unswap(fill_gaps(series, radius_mm=R, short=pins), R)
+    series = unswap(fill_gaps(series, radius_mm=R, short=pins, pockets=pockets), R)
     sigma = noise_mm(series)
     series = despike(series, max(3.0, 6.0 * sigma))
     s = adapt(settings or ShotSettings(), sigma)

@@ -35,6 +35,7 @@ from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
+from vision.geometry import pocket_shelf_mm
 from vision.numbers import NumberVote, assign_numbers
 
 NAN = float("nan")
@@ -49,6 +50,7 @@ class TrackerConfig:
     blur_meas_mm: float = 8.0  # measurement noise (motion smear)
     near_gate_balls: float = 1.3  # first pass gate around the prediction, in diameters
     far_gate_balls: float = 6.0  # second pass (a break: five diameters in one frame)
+    far_gate_misses: int = 3  # ... also after this many frames unseen, no actor near
     confirm_hits: int = 3  # detections needed to confirm a new ball
     confirm_window: int = 5  # ... within this many frames of its first detection
     tentative_misses: int = 1  # ... missing in at most this many of them
@@ -141,6 +143,7 @@ class Tracker:
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
         ).reshape(-1, 3)
         self._mouths = _mouth_lines(table)
+        self._shelf = pocket_shelf_mm(table)  # a ball on a pocket's shelf is still on the cloth
 
     # ------------------------------------------------------------ kalman
     def _predict(self, live: list[_Track], dt: float) -> None:
@@ -161,10 +164,28 @@ class Tracker:
             zip(live, pa.tolist(), pb.tolist(), pc.tolist(), strict=True)
         ):
             t.x, t.pa, t.pb, t.pc = X[k], na, nb, nc
+            self._bounce(t)
             if t.last_seen < self._frame - 1:  # coasting: a hidden ball slows down, stays put
                 t.x[2:] *= 0.7
                 if self._coast_speed(t) < self.cfg.rest_speed_mm_s:
                     t.x[:2], t.x[2:] = t.last_xy, 0.0  # a hidden ball at rest stays where it was
+
+    def _bounce(self, tr: _Track) -> None:
+        """A prediction carried past a cushion nose (the centre nearer to it than a radius)
+        by a ball rolling into it bounces back off it, as the ball does (the carom white
+        lost in the smear at a corner is found again coming out of it), except within
+        reach of a pocket's mouth, where the ball may be dropping."""
+        if tr.state != "active" or tr.moving_run < 2:  # a rolling ball, not a flicker
+            return
+        R = self.table.ball_radius
+        for p in self.table.pockets:
+            if np.hypot(tr.x[0] - p.x, tr.x[1] - p.y) < p.mouth_mm + R:
+                return
+        for axis, hi in ((0, self.table.L), (1, self.table.W)):
+            if tr.x[axis] < R and tr.x[axis + 2] < -self.cfg.rest_speed_mm_s:
+                tr.x[axis], tr.x[axis + 2] = 2 * R - tr.x[axis], -tr.x[axis + 2]
+            elif tr.x[axis] > hi - R and tr.x[axis + 2] > self.cfg.rest_speed_mm_s:
+                tr.x[axis], tr.x[axis + 2] = 2 * (hi - R) - tr.x[axis], -tr.x[axis + 2]
 
     def _correct(self, tracks: list[_Track], z: np.ndarray, sigma: np.ndarray) -> None:
         """Kalman update of ``tracks`` with their measurements ``z`` (N,2 mm) of standard
@@ -249,6 +270,14 @@ class Tracker:
         r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, big))
         return [(int(i), int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
 
+    def _lately(self, tr: _Track, frame: int) -> bool:
+        """Seen last frame, or within ``far_gate_misses`` frames with no actor near: a ball
+        struck hard smears into the cloth for a frame or two (a dark ball on dark cloth, a
+        red read as pink) and is found again far away; a ball hidden by an arm is not."""
+        return tr.last_seen >= frame - 1 or (
+            not tr.occluded and tr.last_seen >= frame - 1 - self.cfg.far_gate_misses
+        )
+
     # ------------------------------------------------------------ update
     def update(
         self,
@@ -272,10 +301,10 @@ class Tracker:
         pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
         used_t = {i for i, _ in pairs}
         used_d = {j for _, j in pairs}
-        rest_t = [  # the far gate only for balls seen last frame (a break), not coasting ones
+        rest_t = [  # the far gate only for balls seen lately (a break), not coasting ones
             i
             for i in range(len(live))
-            if i not in used_t and live[i].state == "active" and live[i].last_seen >= det.frame - 1
+            if i not in used_t and live[i].state == "active" and self._lately(live[i], det.frame)
         ]
         rest_d = np.array([j for j in cols if j not in used_d], int)
         far = self._assign(
@@ -290,11 +319,13 @@ class Tracker:
         sigma = np.where(det.blurred[js], self.cfg.blur_meas_mm, self.cfg.meas_mm)
         self._correct(got, det.xy[js], sigma)
         last = np.array([tr.last_xy for tr in got]).reshape(-1, 2)
-        steps = (np.linalg.norm(det.xy[js] - last, axis=1) / dt).tolist()  # measured, mm/s
+        # measured, mm/s (a smear missed in between: over the frames since it was seen)
+        gaps = np.maximum([det.t - tr.last_t for tr in got], dt)
+        steps = (np.linalg.norm(det.xy[js] - last, axis=1) / gaps).tolist()
         for tr, j, step in zip(got, js.tolist(), steps, strict=True):
             matched[id(tr)] = j
             tr.last_v = tr.x[2:].copy()
-            moving = tr.last_seen == det.frame - 1 and step >= self.cfg.rest_speed_mm_s
+            moving = self._lately(tr, det.frame) and step >= self.cfg.rest_speed_mm_s
             tr.moving_run = tr.moving_run + 1 if moving else 0
             tr.last_xy = det.xy[j].copy()
             tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
@@ -409,7 +440,9 @@ class Tracker:
         (contract tables.Pocket), or past a pocket's mouth line (between the cushion nose
         ends) by ``pocket_drop_balls`` radii, or past it at all while moving on into the
         pocket (``v`` (N,2) mm/s): a ball sinking into the pocket is no longer on the
-        table. One distance test over all centres and pockets."""
+        table. One distance test over all centres and pockets. Where the table's pockets
+        have a shelf (:func:`vision.geometry.pocket_shelf_mm`) a ball rolling over it is
+        still on the cloth: the depths count from the shelf's end."""
         xy = np.asarray(xy, float).reshape(-1, 2)
         if not len(self._pockets) or not len(xy):
             return np.zeros(len(xy), bool)
@@ -419,13 +452,14 @@ class Tracker:
             return out
         m = self._mouths
         depth = ((xy[:, None, :] - m[None, :, :2]) * m[None, :, 2:]).sum(axis=2)  # mm past
-        out |= (depth > self.cfg.pocket_drop_balls * self.table.ball_radius).any(axis=1)
+        drop = self.cfg.pocket_drop_balls * self.table.ball_radius
+        out |= (depth > max(drop, self._shelf)).any(axis=1)
         if v is None:
             return out
         v = np.asarray(v, float).reshape(-1, 2)
         moving = np.linalg.norm(v, axis=1) >= self.cfg.rest_speed_mm_s
         into = (v[:, None, :] * m[None, :, 2:]).sum(axis=2) > 0
-        return out | (moving & ((depth > 0) & into).any(axis=1))
+        return out | (moving & ((depth > max(0.0, self._shelf - drop)) & into).any(axis=1))
 
     def _into_pocket(self, tr: _Track, speed: float) -> bool:
         reach = self.cfg.pocket_reach_balls * self.table.ball_mm
