@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
@@ -161,12 +162,7 @@ def test_pyramid_pocket_has_no_shelf_and_drops_at_the_mouth_line():
 
 # ------------------------------------------------------------ one ball, two tracks
 def _rows(paths: dict[str, np.ndarray]) -> Tracks:
-    rows = []
-    for ident, p in paths.items():
-        for f, (x, y) in enumerate(p):
-            if not np.isnan(x):
-                rows.append((f, f / FPS, ident, float(x), float(y), 1, None, None))
-    return Tracks.from_rows(rows)
+    return path_tracks(paths, FPS)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
@@ -19,12 +20,7 @@ R = PYR.ball_radius
 
 
 def _rows(paths: dict[str, np.ndarray]) -> Tracks:
-    rows = []
-    for ident, p in paths.items():
-        for f, (x, y) in enumerate(p):
-            if not np.isnan(x):
-                rows.append((f, f / FPS, ident, float(x), float(y), 1, None, None))
-    return Tracks.from_rows(rows)
+    return path_tracks(paths, FPS)
 
 
 def _still(p, n: int) -> np.ndarray:

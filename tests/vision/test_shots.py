@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
@@ -17,14 +18,7 @@ R = T.ball_radius
 
 def _rows(paths: dict[str, np.ndarray], hidden: dict[str, range] | None = None) -> Tracks:
     """TRACKS rows from per-ball (F, 2) arrays (NaN = not on the table)."""
-    rows = []
-    for ident, p in paths.items():
-        for f, (x, y) in enumerate(p):
-            if np.isnan(x):
-                continue
-            vis = 0 if hidden and f in hidden.get(ident, range(0)) else 1
-            rows.append((f, f / FPS, ident, float(x), float(y), vis, None, None))
-    return Tracks.from_rows(rows)
+    return path_tracks(paths, FPS, hidden)
 
 
 def _still(p: tuple[float, float], n: int) -> np.ndarray:

@@ -13,6 +13,7 @@ import numpy as np
 
 from contract.calib import Calibration, CalibrationFile
 from contract.tables import TableSpec
+from contract.tracks import Tracks
 
 COLOURS = {
     "white": (225, 235, 240),
@@ -94,3 +95,18 @@ def write_video(path: Path, frames: list[np.ndarray], fps: float = 30.0) -> Path
         vw.write(f)
     vw.release()
     return path
+
+
+def path_tracks(
+    paths: dict[str, np.ndarray], fps: float = 30.0, hidden: dict[str, range] | None = None
+) -> Tracks:
+    """TRACKS rows from per-ball (F, 2) arrays of table mm (NaN = not on the table), one
+    row a frame at ``fps``; frames in ``hidden[ball]`` are predictions (``visible`` 0)."""
+    rows = []
+    for ident, p in paths.items():
+        for f, (x, y) in enumerate(p):
+            if np.isnan(x):
+                continue
+            vis = 0 if hidden and f in hidden.get(ident, range(0)) else 1
+            rows.append((f, f / fps, ident, float(x), float(y), vis, None, None))
+    return Tracks.from_rows(rows)
