@@ -16,19 +16,30 @@ from contract.errors import ContractError
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
+def median_images(images: list[np.ndarray], upper: bool = False) -> np.ndarray:
+    """The per-pixel median of equally shaped uint8 images, exactly ``np.median`` over
+    the stack: uint8 for an odd count; for an even one float32 (the mean of the two middle
+    values) or, with ``upper``, the upper middle value (uint8, as :func:`median_plate`). Sorted pixel by pixel with an odd-even
+    transposition network of ``cv2.min`` and ``cv2.max``: a few milliseconds a frame, no
+    gathering of pixels."""
+    if not len(images):
+        raise ValueError("median_images needs at least one image")
+    x = list(images)
+    n = len(x)
+    for r in range(n):
+        for i in range(r % 2, n - 1, 2):
+            x[i], x[i + 1] = cv2.min(x[i], x[i + 1]), cv2.max(x[i], x[i + 1])
+    if n % 2 or upper:
+        return x[n // 2]
+    return (x[n // 2 - 1].astype(np.float32) + x[n // 2]) / 2
+
+
 def median_plate(frames: list[np.ndarray]) -> np.ndarray:
-    """Per-pixel median of equally sized BGR frames (uint8), computed in row bands to keep
-    memory small."""
+    """Per-pixel median of equally sized BGR frames (uint8; the upper middle value for an
+    even count)."""
     if not frames:
         raise ValueError("no frames for a clean plate")
-    stack = np.stack(frames)
-    out = np.empty(stack.shape[1:], np.uint8)
-    step = 120
-    for r in range(0, stack.shape[1], step):
-        band = stack[:, r : r + step]
-        k = len(frames) // 2
-        out[r : r + step] = np.partition(band, k, axis=0)[k]
-    return out
+    return median_images(frames, upper=True)
 
 
 def read_frames(

@@ -72,22 +72,3 @@ def majority(group: np.ndarray, ok: np.ndarray, among: np.ndarray) -> np.ndarray
     yes = np.bincount(g, weights=(ok & among).astype(float))
     share = np.divide(yes, asked, out=np.ones_like(yes), where=asked > 0)
     return share[g] >= 0.5
-
-
-def median_images(images: list[np.ndarray], upper: bool = False) -> np.ndarray:
-    """The per-pixel median of equally shaped uint8 images, exactly ``np.median`` over
-    the stack: uint8 for an odd count; for an even one float32 (the mean of the two middle
-    values) or, with ``upper``, the upper middle value (uint8, as
-    ``calibration.plate.median_plate``). Sorted pixel by pixel with an odd-even
-    transposition network of ``cv2.min`` and ``cv2.max``: a few milliseconds a frame, no
-    gathering of pixels."""
-    if not len(images):
-        raise ValueError("median_images needs at least one image")
-    x = list(images)
-    n = len(x)
-    for r in range(n):
-        for i in range(r % 2, n - 1, 2):
-            x[i], x[i + 1] = cv2.min(x[i], x[i + 1]), cv2.max(x[i], x[i + 1])
-    if n % 2 or upper:
-        return x[n // 2]
-    return (x[n // 2 - 1].astype(np.float32) + x[n // 2]) / 2

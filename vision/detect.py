@@ -25,10 +25,11 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from calibration.plate import median_images
 from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame
-from vision.cloth import cut_pocket_holes, empty_disks, majority, median_images
+from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres

@@ -20,12 +20,12 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from calibration.plate import median_images
 from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec
 from vision.capture import Detections, Frame, VideoSource, open_capture
-from vision.cloth import median_images
 from vision.detect import Detector
 
 

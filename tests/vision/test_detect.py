@@ -9,9 +9,10 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 from vision_scene import draw_scene, rack, topdown_calib
 
+from calibration.plate import median_images
 from contract.tables import load_table
 from vision.capture import Frame
-from vision.cloth import majority, median_images
+from vision.cloth import majority
 from vision.colour import basic_colour, basic_colours
 from vision.detect import AVERAGE_EVERY, SETTLE_FRAMES, Detector
 from vision.split import components
