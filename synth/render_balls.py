@@ -24,12 +24,68 @@ GLYPH = 64
 
 @lru_cache(maxsize=32)
 def glyph(number: int) -> np.ndarray:
-    """Ink (0..1, GLYPH x GLYPH float32) of a ball number, centred, upright."""
+    """Ink (0..1, GLYPH x GLYPH float32) of a pool ball's number, centred, upright (two-digit
+    numbers at 0.72 the scale of one digit, no mark under 6 and 9)."""
     img = np.zeros((GLYPH, GLYPH), np.uint8)
     s = str(number)
     font, scale, th = cv2.FONT_HERSHEY_DUPLEX, 2.0 if len(s) == 1 else 1.45, 5
     (tw, tht), _ = cv2.getTextSize(s, font, scale, th)
     cv2.putText(img, s, ((GLYPH - tw) // 2, (GLYPH + tht) // 2), font, scale, 255, th, cv2.LINE_AA)
+    return img.astype(np.float32) / 255.0
+
+
+DIGIT_H = 42
+"""Ink height (glyph px) of every pyramid figure: 42 of the glyph's 64 px, which spans
+0.68 r on the ball (box +-0.34 r), so 0.45 r tall (15 mm on a 68 mm ball), as one digit
+has always been printed; two-digit numbers are as tall, with condensed digits."""
+NUMBER_W = 60
+"""Widest a pyramid number may be (glyph px): two digits are narrowed to fit."""
+DIGIT_GAP, MARK_GAP, MARK_H = 3, 3, 4
+"""Glyph px between two digits, between a 6 or 9 and its underline, and the underline's
+thickness (about the stroke's)."""
+
+
+@lru_cache(maxsize=16)
+def _digit(d: str) -> np.ndarray:
+    """One digit's ink (uint8, cropped to its ink), Hershey Duplex, ``DIGIT_H`` px tall."""
+    big = np.zeros((96, 96), np.uint8)
+    cv2.putText(big, d, (20, 75), cv2.FONT_HERSHEY_DUPLEX, 2.0, 255, 5, cv2.LINE_AA)
+    ys, xs = np.nonzero(big > 127)
+    ink = big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    w = max(1, round(ink.shape[1] * DIGIT_H / ink.shape[0]))
+    return cv2.resize(ink, (w, DIGIT_H), interpolation=cv2.INTER_AREA)
+
+
+@lru_cache(maxsize=32)
+def pyramid_glyph(number: int) -> np.ndarray:
+    """Ink (0..1, GLYPH x GLYPH float32) of a Russian pyramid ball's number, centred,
+    upright, as real pyramid balls print it: every number ``DIGIT_H`` tall (two-digit
+    numbers as tall as one digit, their digits condensed to fit ``NUMBER_W``), and 6 and
+    9 underlined so that the figure shows which way is up."""
+    s = str(number)
+    digits = [_digit(d) for d in s]
+    widths = [g.shape[1] for g in digits]
+    room = NUMBER_W - DIGIT_GAP * (len(s) - 1)
+    squeeze = min(1.0, room / sum(widths))
+    if squeeze < 1.0:
+        widths = [max(1, int(w * squeeze)) for w in widths]
+        digits = [
+            cv2.resize(g, (w, DIGIT_H), interpolation=cv2.INTER_AREA)
+            for g, w in zip(digits, widths, strict=True)
+        ]
+    row = np.zeros((DIGIT_H, sum(widths) + DIGIT_GAP * (len(s) - 1)), np.uint8)
+    x = 0
+    for g in digits:
+        row[:, x : x + g.shape[1]] = g
+        x += g.shape[1] + DIGIT_GAP
+    if s in ("6", "9"):
+        mark = np.zeros((MARK_GAP + MARK_H, row.shape[1]), np.uint8)
+        mark[MARK_GAP:] = 255
+        row = np.vstack([row, mark])
+    img = np.zeros((GLYPH, GLYPH), np.uint8)
+    h, w = row.shape
+    y0, x0 = (GLYPH - h) // 2, (GLYPH - w) // 2
+    img[y0 : y0 + h, x0 : x0 + w] = row
     return img.astype(np.float32) / 255.0
 
 
@@ -212,7 +268,7 @@ class BallPainter:
             albedo[band] = white
         if info.number is not None:
             pool = info.colour != "white"
-            g = glyph(int(info.number))
+            g = glyph(int(info.number)) if pool else pyramid_glyph(int(info.number))
             for sign in (1.0, -1.0):
                 cap = nb[..., 2] * sign > 0.55
                 a = nb[..., 0] * sign

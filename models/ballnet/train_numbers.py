@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.ballnet.train import augment, block, export_onnx
+from models.ballnet.train import block, export_onnx
 from vision.classify import file_sha256, to_input
 from vision.numbers import NUM_PATCH, NUM_SPAN
 
@@ -60,15 +60,36 @@ def turn(x: torch.Tensor, g: torch.Generator, scale: float = 0.06) -> torch.Tens
     """Each patch of ``x`` (N, 3, P, P) turned by a random angle (the figure on a ball turns
     at any angle in the picture, not only in quarter turns) and scaled by 1 +- ``scale``
     (radius error of the detector), bilinear, edges repeated."""
-    n = len(x)
-    a = torch.rand(n, generator=g) * (2 * np.pi)
-    s = 1 + scale * (torch.rand(n, generator=g) * 2 - 1)
+    n, dev = len(x), x.device
+    a = torch.rand(n, generator=g, device=dev) * (2 * np.pi)
+    s = 1 + scale * (torch.rand(n, generator=g, device=dev) * 2 - 1)
     cos, sin = torch.cos(a) * s, torch.sin(a) * s
-    theta = torch.stack(
-        [torch.stack([cos, -sin, torch.zeros(n)], 1), torch.stack([sin, cos, torch.zeros(n)], 1)], 1
-    )
+    zero = torch.zeros(n, device=dev)
+    theta = torch.stack([torch.stack([cos, -sin, zero], 1), torch.stack([sin, cos, zero], 1)], 1)
     grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
     return nn.functional.grid_sample(x, grid, "bilinear", "border", align_corners=False)
+
+
+def augment_on(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
+    """``models.ballnet.train.augment`` (a random quarter turn, per-channel gain,
+    brightness, contrast and noise; never mirrored) on ``g``'s device, so a GPU run draws
+    its random numbers where its batch lies."""
+    n, dev = len(x), x.device
+
+    def rand(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=g, device=dev)
+
+    k = int(torch.randint(0, 4, (1,), generator=g, device=dev))
+    x = torch.rot90(x, k, (2, 3))
+    x = (
+        (x + 0.5)
+        * (1 + 0.12 * (rand(n, 3, 1, 1) * 2 - 1))
+        * (1 + 0.25 * (rand(n, 1, 1, 1) * 2 - 1))
+    )
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = mean + (x - mean) * (1 + 0.2 * (rand(n, 1, 1, 1) * 2 - 1))
+    x = x + 0.02 * rand(n, 1, 1, 1) * torch.randn(x.shape, generator=g, device=dev)
+    return x.clamp(0, 1) - 0.5
 
 
 def load_many(paths: list[str]) -> dict[str, np.ndarray]:
@@ -83,39 +104,52 @@ def train(
     threads: int,
     init: str | None = None,
     rotate: bool = False,
+    device: str = "cpu",
+    batch: int = 128,
+    max_minutes: float | None = None,
 ) -> NumNet:
     """AdamW with a one-cycle schedule (peak 3e-3, or 1.5e-3 when continuing from the
-    weights ``init``), batch 128, quarter-turn/gain/contrast/noise augmentation, and with
-    ``rotate`` a random turn by any angle and a small scale change (:func:`turn`)."""
+    weights ``init``), batch ``batch``, quarter-turn/gain/contrast/noise augmentation, and
+    with ``rotate`` a random turn by any angle and a small scale change (:func:`turn`).
+    Data, augmentation and net all on ``device`` (``cpu`` or ``cuda``); with
+    ``max_minutes`` training stops after the epoch that passes that wall time."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator(device).manual_seed(seed)
     model = NumNet()
     if init:
-        model.load_state_dict(torch.load(init))
+        model.load_state_dict(torch.load(init, map_location="cpu"))
+    model = model.to(device)
     peak = 1.5e-3 if init else 3e-3
-    x = torch.from_numpy(to_input(d["x"]))
-    y = torch.from_numpy(d["number"].astype(np.int64))
-    bs = 128
+    x = torch.from_numpy(to_input(d["x"])).to(device)
+    y = torch.from_numpy(d["number"].astype(np.int64)).to(device)
+    bs = batch
+    start = time.time()
     opt = torch.optim.AdamW(model.parameters(), lr=peak, weight_decay=3e-4)
     steps = epochs * ((len(x) + bs - 1) // bs)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, peak, total_steps=steps, pct_start=0.15)
     ce = nn.CrossEntropyLoss(label_smoothing=0.05)
     for ep in range(epochs):
         model.train()
-        perm = torch.randperm(len(x), generator=g)
+        perm = torch.randperm(len(x), generator=g, device=device)
         tot, t0 = 0.0, time.time()
         for k in range(0, len(x), bs):
             idx = perm[k : k + bs]
             xb = turn(x[idx], g) if rotate else x[idx]
-            loss = ce(model(augment(xb, g)), y[idx])
+            loss = ce(model(augment_on(xb, g)), y[idx])
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
-            tot += float(loss.detach()) * len(idx)
-        print(f"epoch {ep + 1}/{epochs}: loss {tot / len(x):.4f} ({time.time() - t0:.0f} s)")
-    return model.eval()
+            tot = tot + loss.detach() * len(idx)
+        print(
+            f"epoch {ep + 1}/{epochs}: loss {float(tot) / len(x):.4f} ({time.time() - t0:.0f} s)",
+            flush=True,
+        )
+        if max_minutes is not None and time.time() - start > 60 * max_minutes:
+            print(f"stopped after {ep + 1} epochs: {max_minutes} minutes")
+            break
+    return model.cpu().eval()
 
 
 def logits(model: nn.Module, x: np.ndarray) -> np.ndarray:
@@ -167,14 +201,30 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--init", help="continue from these weights (a state dict .pt)")
     ap.add_argument("--rotate", action="store_true", help="turn patches by any angle")
+    ap.add_argument("--device", default="cpu", help="where the net trains: cpu or cuda")
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--max-minutes", type=float, help="stop after the epoch past this time")
+    ap.add_argument("--save", default="/tmp/numnet_last.pt", help="state dict written here")
+    ap.add_argument("--weights", help="export these trained weights (.pt) without training")
+    ap.add_argument("--no-export", action="store_true", help="train and save weights only")
     a = ap.parse_args()
     tr, te = load_many(a.train), load_many([a.test])
     t0 = time.time()
-    model = train(tr, a.epochs, a.seed, a.threads, a.init, a.rotate)
+    if a.weights:
+        model = NumNet()
+        model.load_state_dict(torch.load(a.weights, map_location="cpu"))
+        model.eval()
+    else:
+        model = train(
+            tr, a.epochs, a.seed, a.threads, a.init, a.rotate, a.device, a.batch, a.max_minutes
+        )
+        torch.save(model.state_dict(), a.save)
     minutes = (time.time() - t0) / 60
+    if a.no_export:
+        print(json.dumps(scores(logits(model, te["x"]), te), indent=2))
+        return
     out = Path(a.out)
     onnx_path = out / "numbers.onnx"
-    torch.save(model.state_dict(), Path("/tmp") / "numnet_last.pt")
     diff = export(model, onnx_path, te["x"][:64])
     metrics = {
         "synthetic_held_out": scores(logits(model, te["x"]), te),
@@ -182,6 +232,7 @@ def main() -> None:
         "train_readable": int((tr["number"] > 0).sum()),
         "epochs": a.epochs,
         "continued_from": a.init,
+        "weights": a.weights,
         "rotate_augmentation": a.rotate,
         "train_minutes": round(minutes, 1),
         "onnx_vs_torch_max_abs_logit_diff": diff,

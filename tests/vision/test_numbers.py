@@ -1,5 +1,5 @@
-"""The number reader's vote (``vision.numbers``): views, the Hungarian assignment, the 6/9
-pair, elimination, and the reader's loading errors."""
+"""The number reader's vote (``vision.numbers``): views, the Hungarian assignment,
+elimination, and the reader's loading errors."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from vision.numbers import (
     NumberVote,
     assign_numbers,
     evidence,
-    figures,
 )
 
 R_PX = 15.0  # ball radius, video px
@@ -36,14 +35,6 @@ def vote_of(reads: list[tuple[int, float]], step_px: float = 10.0) -> NumberVote
     for k, (n, p) in enumerate(reads):
         v.add(look(n, p), np.array([100.0 + step_px * k, 200.0]), R_PX)
     return v
-
-
-def test_figures_merge_6_and_9_only():
-    p = np.arange(1, 16, dtype=float) / 120
-    q = figures(p)
-    assert q[5] == q[8] == pytest.approx(p[5] + p[8])
-    keep = [i for i in range(15) if i not in (5, 8)]
-    assert np.array_equal(q[keep], p[keep])
 
 
 def test_evidence_is_none_when_no_number_is_readable():
@@ -67,10 +58,9 @@ def test_ball_at_rest_is_one_view_however_many_frames():
         ([(7, 0.8)] * 4, set(), 7),  # several views agree
         ([(7, 0.8), (12, 0.8), (7, 0.8), (12, 0.8)], set(), None),  # views disagree
         ([(7, 0.97)], {7}, None),  # another track holds 7
-        ([(6, 0.97)], set(), None),  # 6 or 9: both free, undecided
-        ([(9, 0.97)], {6}, 9),  # 6 held elsewhere: the figure is 9
-        ([(6, 0.97)], {6}, 9),  # ... whichever way up it was read
-        ([(9, 0.97)], {9}, 6),
+        ([(6, 0.97)], set(), 6),  # 6 and 9 are told apart (underlined)
+        ([(9, 0.97)], {6}, 9),
+        ([(9, 0.97)], {9}, None),  # 9 held elsewhere: not turned into a 6
     ],
 )
 def test_assign_numbers_cases(reads, taken, want):
