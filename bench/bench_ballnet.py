@@ -1,6 +1,7 @@
 """``tablemon bench ballnet``: BallNet speed, and how well white-ball numbers are read.
 
     OMP_NUM_THREADS=1 python -m bench.bench_ballnet [--quick] [--clips DIR] [--json OUT.json]
+        [--reader DIR]    # another number reader (a folder with manifest.json), for before/after
 
 * Speed: ``BallClassifier.classify`` (patch cut + net) and ``NumberReader.read`` (tight
   patch cut + net, four quarter turns) per patch on one core, on a synthetic 1920x1080
@@ -100,9 +101,10 @@ def number_visibility(scen: str, seed: int, size: str, strokes: int) -> dict[int
     return out
 
 
-def live_rows(base: Path):
-    """Detect and track the clip ``base``.mp4 with its exact calibration, reading numbers;
-    returns (live rows, renamed rows, seconds, number patches read per frame)."""
+def live_rows(base: Path, reader_dir: Path | None = None):
+    """Detect and track the clip ``base``.mp4 with its exact calibration, reading numbers
+    (with the reader in ``reader_dir`` when given, else the shipped one); returns (live
+    rows, renamed rows, seconds, number patches read per frame)."""
     from contract.calib import read_calibration
     from contract.tables import load_table
     from vision.capture import VideoSource
@@ -118,6 +120,10 @@ def live_rows(base: Path):
         det = Detector(calib, table, src.size)
         det.fit_background(sample_frames(path))
         tracker = Tracker(table)
+        if reader_dir is not None:
+            from vision.numbers import NumberReader
+
+            tracker._reader = NumberReader.load(reader_dir)
         parts = [tracker.update(det.detect(fr), fr.image) for fr in src]
         parts.append(tracker.finish())
     rows = _concat(parts)
@@ -194,7 +200,7 @@ def _id_at(truth, rows, ball: str, frame: int) -> str:
     return ""
 
 
-def numbers(clips_dir: Path, quick: bool) -> list[dict]:
+def numbers(clips_dir: Path, quick: bool, reader_dir: Path | None = None) -> list[dict]:
     from synth.cli import make
 
     out = []
@@ -203,7 +209,7 @@ def numbers(clips_dir: Path, quick: bool) -> list[dict]:
         if not (base.with_suffix(".mp4").is_file() and Path(f"{base}.truth.csv").is_file()):
             make(scen, seed, size, clips_dir, name, strokes=strokes)
         vis = number_visibility(scen, seed, size, strokes)
-        rows, renamed, secs, reads = live_rows(base)
+        rows, renamed, secs, reads = live_rows(base, reader_dir)
         s = score_numbers(base, vis, rows)
         s.update(clip=name, size=size, seconds=secs, balls_read_per_frame=reads)
         ids = sorted({str(i) for i in renamed.id})
@@ -213,9 +219,13 @@ def numbers(clips_dir: Path, quick: bool) -> list[dict]:
 
 
 def summary(per_clip: list[dict]) -> dict:
-    """Pooled right / wrong / unread by picture height."""
+    """Pooled right / wrong / unread by picture height (``balls``: ball-shots, the
+    denominator; ``distinct_balls``: balls whose number was ever visible)."""
     out = {}
     for size in sorted({c["size"] for c in per_clip}):
+        distinct = sum(
+            c.get("numbered_balls_visible_ever", 0) for c in per_clip if c["size"] == size
+        )
         for key in ("all", "in_shot"):
             n = r = w = 0
             for c in per_clip:
@@ -224,6 +234,7 @@ def summary(per_clip: list[dict]) -> dict:
                     n, r, w = n + b, r + c[key]["right"] * b, w + c[key]["wrong"] * b
             out[f"{size}p_{key}"] = {
                 "balls": n,
+                "distinct_balls": distinct,
                 "right": r / n if n else None,
                 "wrong": w / n if n else None,
                 "unread": (n - r - w) / n if n else None,
@@ -231,13 +242,15 @@ def summary(per_clip: list[dict]) -> dict:
     return out
 
 
-def run(out_dir: Path, quick: bool, clips_dir: Path | None = None) -> dict:
+def run(
+    out_dir: Path, quick: bool, clips_dir: Path | None = None, reader_dir: Path | None = None
+) -> dict:
     """Figures for ``tablemon bench ballnet`` (written to ``out_dir/ballnet.json``)."""
     from vision.numbers import NumberReader
 
     cv2.setNumThreads(1)
     clf = BallClassifier.load(threads=1)
-    reader = NumberReader.load(threads=1)
+    reader = NumberReader.load(reader_dir, threads=1)
     reps = 5 if quick else 30
     speed = {
         "ballnet": [timing(n, reps, clf.classify) for n in (1, 16, 64)],
@@ -250,7 +263,7 @@ def run(out_dir: Path, quick: bool, clips_dir: Path | None = None) -> dict:
                 f"{net:>22} {r['batch']:>5} {r['cpu_ms_per_patch']:>13.3f}"
                 f" {r['wall_ms_per_patch']:>14.3f}"
             )
-    per_clip = numbers(clips_dir or out_dir / "vision-clips", quick)
+    per_clip = numbers(clips_dir or out_dir / "vision-clips", quick, reader_dir)
     print(
         f"\n{'clip':>22} {'balls':>6} {'right':>7} {'wrong':>7} {'unread':>7} | in shot:"
         f" {'balls':>5} {'right':>7} {'wrong':>7}"
@@ -271,7 +284,8 @@ def run(out_dir: Path, quick: bool, clips_dir: Path | None = None) -> dict:
             "n/a" if v[x] is None else f"{100 * v[x]:.1f} %" for x in ("right", "wrong", "unread")
         )
         print(
-            f"{k:>22}: {v['balls']} ball-shots, right {right}, wrong {wrong}, unread {unread}"
+            f"{k:>22}: {v['balls']} ball-shots ({v['distinct_balls']} balls), right {right},"
+            f" wrong {wrong}, unread {unread}"
             " (target: right >= 95 %)"
         )
     return {
@@ -290,10 +304,11 @@ def main() -> None:
         "--clips", type=Path, help="folder of rendered clips (default OUT/vision-clips)"
     )
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--reader", type=Path, help="number reader folder (default models/ballnet)")
     a = ap.parse_args()
     from bench.cli import plain
 
-    figures = run(a.json.parent, a.quick, a.clips)
+    figures = run(a.json.parent, a.quick, a.clips, a.reader)
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(plain(figures), indent=2) + "\n")
     print(f"wrote {a.json}")

@@ -16,6 +16,11 @@ radius is under ``SURE_R_PX`` or the ball has no number (yellow); -1 (ignored) b
 
     python -m models.ballnet.numdata OUT.npz --scenes 40 --frames 10 --seed 1 [--jobs 2]
     python -m models.ballnet.numdata OUT.npz --sheet /tmp/sheet   # contact sheets of OUT.npz
+    python -m models.ballnet.numdata DIR --scenes 5000 --seconds 240 --chunk 16 --jobs 16
+
+With ``--seconds`` the scenes are rendered in any order until that wall time has passed,
+written every ``--chunk`` finished scenes to ``DIR/chunk_NNN.npz`` (the shipped reader's
+data: 16 cores for 240 s, seeds from 1, about 510,000 patches).
 
 ``--sheet PREFIX`` writes ``PREFIX_1080.png`` and ``PREFIX_720.png``: 48 random readable
 patches of an existing ``OUT.npz`` each, magnified 4x (nearest), label and radius (px)
@@ -25,7 +30,9 @@ under each, to judge by eye whether a person could read the figures.
 from __future__ import annotations
 
 import argparse
+import time
 from multiprocessing import Pool
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -138,6 +145,30 @@ def _job(args: tuple[int, int]) -> dict[str, np.ndarray]:
     return scene(*args)
 
 
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def timed(out: str, seeds: range, frames: int, seconds: float, chunk: int, jobs: int) -> None:
+    """Render scenes ``seeds`` on ``jobs`` processes until ``seconds`` of wall time have
+    passed; every ``chunk`` finished scenes go to ``out/chunk_NNN.npz``."""
+    t0 = time.time()
+    Path(out).mkdir(parents=True, exist_ok=True)
+    parts: list[dict[str, np.ndarray]] = []
+    n = total = 0
+    with Pool(jobs) as pool:
+        for d in pool.imap_unordered(_job, [(s, frames) for s in seeds]):
+            parts.append(d)
+            if len(parts) == chunk or time.time() - t0 > seconds:
+                np.savez(f"{out}/chunk_{n:03d}.npz", **_concat(parts))
+                total += sum(len(p["number"]) for p in parts)
+                print(f"chunk {n}: {total} patches, {time.time() - t0:.0f} s", flush=True)
+                parts, n = [], n + 1
+            if time.time() - t0 > seconds:
+                break
+        pool.terminate()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="render tight number patches")
     ap.add_argument("out")
@@ -146,7 +177,12 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1, help="first scene seed")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--sheet", help="write contact sheets of OUT (an existing .npz) instead")
+    ap.add_argument("--seconds", type=float, help="render until this wall time, in chunks")
+    ap.add_argument("--chunk", type=int, default=16, help="scenes a chunk (with --seconds)")
     a = ap.parse_args()
+    if a.seconds:
+        timed(a.out, range(a.seed, a.seed + a.scenes), a.frames, a.seconds, a.chunk, a.jobs)
+        return
     if a.sheet:
         data = dict(np.load(a.out))
         for h in (1080, 720):

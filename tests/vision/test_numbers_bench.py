@@ -10,7 +10,7 @@ from bench.bench_ballnet import summary
 
 def clip(size: str, balls: int, right: float, wrong: float) -> dict:
     part = {"balls": balls, "right": right if balls else None, "wrong": wrong if balls else None}
-    return {"size": size, "all": part, "in_shot": part}
+    return {"size": size, "all": part, "in_shot": part, "numbered_balls_visible_ever": balls // 2}
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,7 @@ def test_summary_pools_ball_shots(clips, key, want):
     got = summary(clips)[key]
     n, right, wrong = want
     assert got["balls"] == n
+    assert got["distinct_balls"] == sum(c["numbered_balls_visible_ever"] for c in clips)
     if n:
         assert got["right"] == pytest.approx(right) and got["wrong"] == pytest.approx(wrong)
         assert got["right"] + got["wrong"] + got["unread"] == pytest.approx(1.0)
