@@ -276,7 +276,7 @@ class LiveShotCutter:
         self.table, self.fps = table, fps
         self.s = settings or ShotSettings()
         self._rows: list[tuple[int, float, str, float, float, int]] = []
-        self._frames: list[int] = []
+        self._frame = -1  # the last frame fed (only it is needed: nothing grows per frame)
         self._last: dict[str, tuple[float, float]] = {}
         self._still_since: int | None = None
         self._active = False
@@ -295,7 +295,7 @@ class LiveShotCutter:
                 moved = True
             if vis:
                 self._last[ident] = (x, y)
-        self._frames.append(frame)
+        self._frame = frame
         if moved:
             self._active, self._still_since = True, None
         elif self._still_since is None:
@@ -324,7 +324,7 @@ class LiveShotCutter:
         """Drop rows older than the pre-roll while nothing is moving."""
         if self._active or not self._rows:
             return
-        keep_from = self._frames[-1] - self._preroll
+        keep_from = self._frame - self._preroll
         if self._rows[0][0] < keep_from - self._preroll:
             self._rows = [r for r in self._rows if r[0] >= keep_from]
 

@@ -1,0 +1,31 @@
+"""The live shot cutter keeps a bounded buffer: a table worker runs all day, so feeding
+it frames must not grow its memory (issue 4: memory stays flat)."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import pytest
+
+from contract.tables import load_table
+from vision.shots import LiveShotCutter
+
+
+def _feed(cutter: LiveShotCutter, start: int, n: int, moving: bool) -> None:
+    for f in range(start, start + n):
+        x = 500.0 + (3.0 * (f % 60) if moving and f % 120 < 60 else 0.0)
+        cutter.update(f, {"yellow": (x, 400.0, True), "1": (900.0, 700.0, True)})
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_live_cutter_memory_does_not_grow_with_frames(moving):
+    cutter = LiveShotCutter(load_table("pyramid-12ft"), 30.0)
+    _feed(cutter, 0, 600, moving)  # warm-up: buffers reach their steady size
+    tracemalloc.start()
+    _feed(cutter, 600, 600, moving)
+    first, _ = tracemalloc.get_traced_memory()
+    _feed(cutter, 1200, 3000, moving)
+    second, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # 3000 more frames: a list growing by one int a frame alone would add ~100 kB
+    assert second - first < 40_000
