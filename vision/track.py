@@ -539,7 +539,9 @@ class Tracker:
         }
         if not undecided:
             return
-        taken = {t.number for t in self.tracks if t.state == "active" and t.number is not None}
+        # a number stays taken once read, also when its ball is lost or pocketed: no
+        # second track may take it later (classic pyramid scores by the numbers)
+        taken = {t.number for t in self.tracks if t.number is not None}
         got = assign_numbers({k: t.numvote for k, t in undecided.items()}, taken)
         for k, n in got.items():
             undecided[k].number = n
