@@ -28,6 +28,7 @@ import numpy as np
 from calibration.plate import median_images
 from contract.calib import Calibration
 from contract.tables import TableSpec
+from vision.background import still_cloth
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
@@ -171,9 +172,11 @@ class Detector:
         core = polygon_mask(self.calib, self.table, self.size, 1.0, -0.1 * self.table.ball_radius)
         cut_pocket_holes(core, self.calib, self.table, MOUTH_MARGIN)
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
-        outside = ~core[..., None]
-        # the per-pixel median of the frames where it is used
-        np.copyto(plate, median_images(images), where=outside)
+        # the per-pixel median of the frames where it is used, but the cloth under balls
+        # that stand there all video long (the median holds them: vision.background)
+        med = median_images(images)
+        core |= still_cloth(med, plate, core, self.calib, self.table, self.geo)
+        np.copyto(plate, med, where=~core[..., None])
         self.plate_full = plate
         self.plate = self._work(plate)
         x, y, w, h = self._bbox

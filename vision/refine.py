@@ -41,6 +41,7 @@ EDGE_MIN_STEP = 20.0  # the circle's edges: at least this colour step (8-bit BGR
 EDGE_MAX_SHIFT = 0.7  # the edge fit may move the centre by at most this share of r
 EDGE_RADIUS = (0.85, 1.15)  # the fitted radius must lie within these shares of r
 FIT_ITERS = 6  # Gauss-Newton steps of the robust circle fit (most stop after 3)
+RING_MIN_SHARE = 0.05  # a ring share is measured on at least this share of the whole ring
 
 
 def refine_centres(
@@ -152,7 +153,10 @@ def _refine_one(
     ann = (d2 >= (1.25 * r) ** 2) & (d2 <= (1.6 * r) ** 2)
     if cl is not None:
         ann &= cl
-    ring = float((wgt[ann] > 0.5).mean()) if ann.any() else 0.0
+    # a ball enclosed by its neighbours (a rack's middle ball) keeps a few stray pixels of
+    # the ring in its cell, or none: no room for an arm there, and no share worth a test
+    enough = np.count_nonzero(ann) >= RING_MIN_SHARE * np.pi * (1.6**2 - 1.25**2) * r * r
+    ring = float((wgt[ann] > 0.5).mean()) if enough else 0.0
     core = (d2 <= (0.6 * r) ** 2) & (wgt > 0.5)
     if not core.any():
         bgr = np.zeros(3)

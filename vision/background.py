@@ -1,0 +1,149 @@
+"""Balls that never move, kept out of the empty-cloth model (``vision.detect``).
+
+The detector models the cloth well inside the surface by a smooth polynomial, and near
+the cushion noses and in the pocket mouths by the per-pixel median of frames spread over
+the video. A ball that rests in one place for the whole video (hanging in a pocket's
+jaws, frozen to a cushion) is in every one of those frames, so the median holds it and
+the ball is background: never found. Here such balls are looked for *in the median
+itself*: the median is compared with the polynomial cloth on the table's side of the
+cushion noses and the pockets' mouth lines (where the true background is cloth), and a
+blob there that ball-sized disks explain is a ball. Under each such disk the model keeps
+the cloth (the polynomial) on the table side; what lies past a nose or a mouth line
+(cushion, jaws, hole) stays the median. Without the ball the repaired pixels show cloth,
+so no ball is invented when it leaves.
+
+Pixels are recorded video pixels (``full``) or the detector's work pixels (``work``:
+video x ``scale``); positions table mm at the cloth.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from contract.calib import Calibration
+from contract.tables import TableSpec
+from vision.colour import basic_colour, is_ball_colour, plate_distance
+from vision.geometry import TableGeometry, polygon_mask
+
+STILL_CONTRAST = 40.0  # least colour distance from the cloth of a still ball's pixels
+STILL_COVER = 0.9  # least share of a ball's inner disk (0.8 r) that differs that much
+STILL_REACH = 1.3  # the cloth is kept within this many ball radii of a still ball's centre
+NOT_BALLS = {"black"}  # a pocket's hole (and the cloth's own colour: a cushion's face)
+
+
+def table_side(
+    calib: Calibration, table: TableSpec, size: tuple[int, int], scale: float = 1.0
+) -> np.ndarray:
+    """bool mask (``size`` (w, h) px of the video scaled by ``scale``) of the playing
+    surface at the cloth, the rectangle up to the cushion noses: where a ball standing on
+    the table covers cloth (in a pocket's jaws too)."""
+    return polygon_mask(calib, table, size, scale, 0.0) > 0
+
+
+def still_balls(
+    median: np.ndarray,
+    cloth: np.ndarray,
+    centre_ok: np.ndarray,
+    radius: float,
+    pn: np.ndarray,
+    kind: str,
+) -> np.ndarray:
+    """(K,2) centres (px of these arrays) of balls standing in the ``median`` picture.
+
+    ``median``, ``cloth`` (H,W,3 float32 BGR): the per-pixel median of the video's frames
+    and the cloth model (polynomial); ``centre_ok`` (H,W bool): where a ball's centre
+    may lie (on the surface, its disk reaching the part of the model the median makes);
+    ``radius`` the ball radius in these px; ``pn`` the cloth's colour direction; ``kind``
+    the table kind (the balls' colours, ``vision.colour``).
+
+    A ball is a disk whose inner part (0.8 ``radius``) differs from the cloth by
+    :data:`STILL_CONTRAST` almost everywhere (:data:`STILL_COVER`), at a local maximum of
+    that share, at least 1.6 radii from a stronger one, whose core has a ball's colour
+    and is neither a pocket's dark hole (:data:`NOT_BALLS`) nor the cloth's colour (a
+    cushion's face)."""
+    d = plate_distance(median.astype(np.float32), cloth.astype(np.float32), pn)
+    fg = (d > STILL_CONTRAST).astype(np.float32)
+    k = max(1, int(round(0.8 * radius)))
+    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)).astype(np.float32)
+    cover = cv2.filter2D(fg, -1, disk / disk.sum(), borderType=cv2.BORDER_CONSTANT)
+    peak = cover >= cv2.dilate(cover, np.ones((3, 3), np.uint8)) - 1e-6
+    ys, xs = np.nonzero(peak & (cover >= STILL_COVER) & centre_ok)
+    order = np.argsort(-cover[ys, xs], kind="stable")
+    own = basic_colour(np.median(cloth.reshape(-1, 3), axis=0))  # the cloth's colour
+    out: list[np.ndarray] = []
+    for i in order:
+        c = np.array([xs[i], ys[i]], float)
+        if any(np.hypot(*(c - q)) < 1.6 * radius for q in out):
+            continue
+        core = _core(median, c, 0.6 * radius)
+        if not len(core):
+            continue
+        basic = basic_colour(np.median(core, axis=0))
+        if basic in NOT_BALLS or basic == own or not is_ball_colour(basic, kind):
+            continue
+        out.append(c)
+    return np.asarray(out, float).reshape(-1, 2)
+
+
+def _core(img: np.ndarray, c: np.ndarray, r: float) -> np.ndarray:
+    """(M,3) the pixels of ``img`` within ``r`` px of ``c``."""
+    h, w = img.shape[:2]
+    x0, y0 = max(0, int(np.floor(c[0] - r))), max(0, int(np.floor(c[1] - r)))
+    x1, y1 = min(w, int(np.ceil(c[0] + r)) + 1), min(h, int(np.ceil(c[1] + r)) + 1)
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    return img[y0:y1, x0:x1][(xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r].reshape(-1, 3)
+
+
+def cloth_under(centres: np.ndarray, radii: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """bool mask (the shape of ``side``): the table-side pixels within
+    :data:`STILL_REACH` radii of each still ball (``centres`` (K,2), ``radii`` (K,) in the
+    mask's px), where the cloth model must be the cloth, not the median."""
+    mask = np.zeros(side.shape, np.uint8)
+    for (u, v), r in zip(centres, radii, strict=True):
+        cv2.circle(mask, (int(round(u)), int(round(v))), int(np.ceil(STILL_REACH * r)), 1, -1)
+    return (mask > 0) & side
+
+
+def still_cloth(
+    median: np.ndarray,
+    cloth: np.ndarray,
+    core: np.ndarray,
+    calib: Calibration,
+    table: TableSpec,
+    geo: TableGeometry,
+) -> np.ndarray:
+    """bool mask (video px): where the detector's cloth model keeps the ``cloth``
+    (polynomial, H,W,3 float32) though it would take the ``median`` of the video's frames
+    (outside ``core``, H,W bool): under the balls that stand still all video long
+    (:func:`still_balls`, looked for at the detector's work scale ``geo.scale``), within
+    the playing surface (:func:`table_side`)."""
+    h, w = core.shape
+    s, ws = geo.scale, geo.work_size
+
+    def small(a: np.ndarray) -> np.ndarray:
+        return cv2.resize(a, ws, interpolation=cv2.INTER_AREA) if s < 1 else a
+
+    R = table.ball_radius
+    side = table_side(calib, table, (w, h))
+    median_w = small((~core & side).astype(np.float32)) > 0  # where the median is used
+    cloth_w = small(cloth)
+    inner = (geo.inner > 0) & ~median_w
+    pn = np.median(cloth_w[inner], axis=0) if inner.any() else np.ones(3, np.float32)
+    pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
+    radius = float(np.median(geo.radius_map[geo.inner > 0])) * s if inner.any() else 4.5
+    # a still ball's centre: on the surface (at its height), its disk over the median's part
+    on = polygon_mask(calib, table, ws, s, 0.0, R) > 0
+    reach = cv2.dilate(median_w.astype(np.uint8), _disk(1.2 * radius)) > 0
+    found = still_balls(
+        small(median.astype(np.float32)), cloth_w, on & reach, radius, pn, table.kind
+    )
+    if not len(found):
+        return np.zeros((h, w), bool)
+    r = geo.radii_at(found[:, 0], found[:, 1])  # video px
+    return cloth_under((found + 0.5) / s - 0.5, r, side)
+
+
+def _disk(r: float) -> np.ndarray:
+    k = max(1, int(round(r)))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
