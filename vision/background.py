@@ -5,12 +5,11 @@ the cushion noses and in the pocket mouths by the per-pixel median of frames spr
 the video. A ball that rests in one place for the whole video (hanging in a pocket's
 jaws, frozen to a cushion) is in every one of those frames, so the median holds it and
 the ball is background: never found. Here such balls are looked for *in the median
-itself*: the median is compared with the polynomial cloth on the table's side of the
-cushion noses and the pockets' mouth lines (where the true background is cloth), and a
-blob there that ball-sized disks explain is a ball. Under each such disk the model keeps
-the cloth (the polynomial) on the table side; what lies past a nose or a mouth line
-(cushion, jaws, hole) stays the median. Without the ball the repaired pixels show cloth,
-so no ball is invented when it leaves.
+itself*: where it differs from the polynomial cloth by a ball's contrast over a whole
+ball-sized disk centred on the surface, with cloth around it and a ball's colour (not a
+pocket's dark hole, not the cloth's own colour), a ball stands. Under each such ball
+the model keeps the cloth (the polynomial) within the playing surface; what lies past
+the cushion noses (cushion, rail) stays the median.
 
 Pixels are recorded video pixels (``full``) or the detector's work pixels (``work``:
 video x ``scale``); positions table mm at the cloth.
@@ -28,7 +27,10 @@ from vision.geometry import TableGeometry, polygon_mask
 
 STILL_CONTRAST = 40.0  # least colour distance from the cloth of a still ball's pixels
 STILL_COVER = 0.9  # least share of a ball's inner disk (0.8 r) that differs that much
+STILL_PLATEAU = 0.6  # a ball's disk fits where it is found within this share of r; a
+# larger stretch of positions that all fit is a static picture (a broadcast logo)
 STILL_REACH = 1.3  # the cloth is kept within this many ball radii of a still ball's centre
+DARK = 60  # 8-bit: pixels whose brightest channel is below this are dark (basic black)
 NOT_BALLS = {"black"}  # a pocket's hole (and the cloth's own colour: a cushion's face)
 
 
@@ -60,15 +62,22 @@ def still_balls(
     A ball is a disk whose inner part (0.8 ``radius``) differs from the cloth by
     :data:`STILL_CONTRAST` almost everywhere (:data:`STILL_COVER`), at a local maximum of
     that share, at least 1.6 radii from a stronger one, whose core has a ball's colour
+    where the positions that fit so stay within :data:`STILL_PLATEAU` radii (not a
+    static overlay),
     and is neither a pocket's dark hole (:data:`NOT_BALLS`) nor the cloth's colour (a
     cushion's face)."""
     d = plate_distance(median.astype(np.float32), cloth.astype(np.float32), pn)
-    fg = (d > STILL_CONTRAST).astype(np.float32)
+    # a pocket's hole and deep shadows are dark: never part of a still ball (nor is a
+    # black one: it cannot be told from a hole)
+    fg = ((d > STILL_CONTRAST) & (median.max(axis=2) >= DARK)).astype(np.float32)
     k = max(1, int(round(0.8 * radius)))
     disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)).astype(np.float32)
     cover = cv2.filter2D(fg, -1, disk / disk.sum(), borderType=cv2.BORDER_CONSTANT)
     peak = cover >= cv2.dilate(cover, np.ones((3, 3), np.uint8)) - 1e-6
-    ys, xs = np.nonzero(peak & (cover >= STILL_COVER) & centre_ok)
+    fits = (cover >= STILL_COVER).astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
+    area = stats[:, cv2.CC_STAT_AREA]
+    ys, xs = np.nonzero(peak & (fits > 0) & centre_ok)
     order = np.argsort(-cover[ys, xs], kind="stable")
     own = basic_colour(np.median(cloth.reshape(-1, 3), axis=0))  # the cloth's colour
     out: list[np.ndarray] = []
@@ -77,7 +86,7 @@ def still_balls(
         if any(np.hypot(*(c - q)) < 1.6 * radius for q in out):
             continue
         core = _core(median, c, 0.6 * radius)
-        if not len(core):
+        if not len(core) or area[labels[ys[i], xs[i]]] > np.pi * (STILL_PLATEAU * radius) ** 2:
             continue
         basic = basic_colour(np.median(core, axis=0))
         if basic in NOT_BALLS or basic == own or not is_ball_colour(basic, kind):

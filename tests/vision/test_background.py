@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist
 from vision_scene import COLOURS, draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.background import still_cloth
+from vision.background import still_balls, still_cloth
 from vision.capture import Frame
 from vision.detect import Detector
 
@@ -127,3 +127,35 @@ def test_no_ball_invented_where_a_still_ball_stood_once_it_is_gone(name):
     det = Detector(CALIB, TABLE, SIZE)
     det.fit_background(_video({name: STILL[name]}))
     assert len(_found(det, _scene({}, seed=12))) == 0
+
+
+def _median_picture(boxes=(), balls=()) -> tuple[np.ndarray, np.ndarray]:
+    """(median, cloth) work-size pictures (float32): flat cloth with light ``boxes``
+    (x0, y0, x1, y1 px: a static overlay) and white disks ``balls`` (u, v px) of radius 5."""
+    cloth = np.full((120, 200, 3), TABLE.cloth_bgr, np.float32)
+    med = cloth.copy()
+    for x0, y0, x1, y1 in boxes:
+        med[y0:y1, x0:x1] = (210, 215, 225)
+    gy, gx = np.mgrid[0:120, 0:200]
+    for u, v in balls:
+        med[(gx - u) ** 2 + (gy - v) ** 2 <= 25] = COLOURS["white"]
+    return med, cloth
+
+
+@pytest.mark.parametrize(
+    "boxes, balls, found",
+    [
+        ((), ((50, 60),), 1),
+        ((), ((50, 60), (60, 60), (150, 30)), 3),  # two touching, one alone
+        (((20, 20, 80, 70),), (), 0),  # a broadcast logo: a ball's disk fits anywhere in it
+        (((20, 20, 80, 70),), ((150, 60),), 1),
+    ],
+)
+def test_still_balls_in_a_median_picture(boxes, balls, found):
+    med, cloth = _median_picture(boxes, balls)
+    everywhere = np.ones(med.shape[:2], bool)
+    pn = np.asarray(TABLE.cloth_bgr, np.float32) / np.linalg.norm(TABLE.cloth_bgr)
+    got = still_balls(med, cloth, everywhere, 5.0, pn, "pyramid")
+    assert len(got) == found
+    if balls:
+        assert cdist(got, np.asarray(balls, float)).min(axis=0).max() <= 1.0
