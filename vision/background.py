@@ -29,6 +29,7 @@ STILL_CONTRAST = 40.0  # least colour distance from the cloth of a still ball's 
 STILL_COVER = 0.9  # least share of a ball's inner disk (0.8 r) that differs that much
 STILL_PLATEAU = 0.6  # a ball's disk fits where it is found within this share of r; a
 # larger stretch of positions that all fit is a static picture (a broadcast logo)
+EDGE = 20.0  # colour distance from the cloth of a still ball's (blurred) edge pixels
 STILL_REACH = 1.3  # the cloth is kept within this many ball radii of a still ball's centre
 DARK = 60  # 8-bit: pixels whose brightest channel is below this are dark (basic black)
 NOT_BALLS = {"black"}  # a pocket's hole (and the cloth's own colour: a cushion's face)
@@ -104,14 +105,20 @@ def _core(img: np.ndarray, c: np.ndarray, r: float) -> np.ndarray:
     return img[y0:y1, x0:x1][(xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= r * r].reshape(-1, 3)
 
 
-def cloth_under(centres: np.ndarray, radii: np.ndarray, side: np.ndarray) -> np.ndarray:
-    """bool mask (the shape of ``side``): the table-side pixels within
-    :data:`STILL_REACH` radii of each still ball (``centres`` (K,2), ``radii`` (K,) in the
-    mask's px), where the cloth model must be the cloth, not the median."""
+def cloth_under(
+    centres: np.ndarray, radii: np.ndarray, side: np.ndarray, ball: np.ndarray
+) -> np.ndarray:
+    """bool mask (the shape of ``side``): the pixels of the still balls themselves
+    (``ball``: where the median differs from the cloth, grown by a pixel for the blurred
+    edge) on the playing surface (``side``) within :data:`STILL_REACH` radii of each still
+    ball (``centres`` (K,2), ``radii`` (K,) in the mask's px), where the cloth model must
+    be the cloth, not the median. The cloth beside a ball keeps the median (a cushion's
+    shade on the cloth is the median's, not the polynomial's)."""
     mask = np.zeros(side.shape, np.uint8)
     for (u, v), r in zip(centres, radii, strict=True):
         cv2.circle(mask, (int(round(u)), int(round(v))), int(np.ceil(STILL_REACH * r)), 1, -1)
-    return (mask > 0) & side
+    grown = cv2.dilate(ball.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    return (mask > 0) & side & grown
 
 
 def still_cloth(
@@ -150,7 +157,8 @@ def still_cloth(
     if not len(found):
         return np.zeros((h, w), bool)
     r = geo.radii_at(found[:, 0], found[:, 1])  # video px
-    return cloth_under((found + 0.5) / s - 0.5, r, side)
+    ball = plate_distance(median.astype(np.float32), cloth.astype(np.float32), pn) > EDGE
+    return cloth_under((found + 0.5) / s - 0.5, r, side, ball)
 
 
 def _disk(r: float) -> np.ndarray:
