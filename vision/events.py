@@ -15,6 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.contact_checks import untouched
 from vision.edges import EdgeEvents
 from vision.impulse import (
     RackContact,
@@ -343,7 +344,9 @@ class EventFinder(EdgeEvents):
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
             if p is not None:
-                found = rack_contacts(self.s, p[0], c, starts[c], comp, rest, self.R, tol, thr)
+                found = rack_contacts(
+                    self.s, p[0], c, starts[c], comp, rest, self.R, tol, thr, starts.get(p[0])
+                )
                 return set(comp), found
         # a start dated a little early misses the partner by more than its tolerance:
         # the moving ball that came nearest to a member that started then
@@ -365,7 +368,9 @@ class EventFinder(EdgeEvents):
         if best is None:
             return None
         _, striker, c = best
-        return set(comp), rack_contacts(self.s, striker, c, starts[c], comp, rest, self.R, tol, thr)
+        return set(comp), rack_contacts(
+            self.s, striker, c, starts[c], comp, rest, self.R, tol, thr, starts.get(striker)
+        )
 
     def _touches(self, moves: list[Movement], contacts, add_contact) -> None:
         """Contacts of balls that came within one diameter of each other (a kiss too
@@ -396,6 +401,10 @@ class EventFinder(EdgeEvents):
                         continue
                     if d > 2 * self.R + tight and not self._pushed_apart(ia, ib, f):
                         continue  # near, but neither path shows the push of a contact
+                    if untouched(self.s, ia, ib, f, self.R, sig) or untouched(
+                        self.s, ib, ia, f, self.R, sig
+                    ):
+                        continue  # a ball at rest that stayed put took no push
                     sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
                     striker, struck = (a, b) if sa >= sb else (b, a)
                     pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
@@ -433,6 +442,11 @@ class EventFinder(EdgeEvents):
             key = frozenset((c.a, c.b))
             if any(k == key and abs(c.f - g) < 3.0 for g, k in contacts):
                 continue
+            ia, ib = self.s.index(c.a), self.s.index(c.b)
+            if untouched(self.s, ia, ib, c.f, self.R, sig) or untouched(
+                self.s, ib, ia, c.f, self.R, sig
+            ):
+                continue  # the impulse went round a ball that stayed put: not through it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
 
     def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:

@@ -22,6 +22,12 @@ from scipy.optimize import nnls
 
 from vision.series import Series, line_fit
 
+SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
+RACK_AFTER = 3  # samples after a rack is hit that date each member's start velocity
+RACK_FLOOR = 0.05  # mm/frame: the least noise of a member's velocity change
+RACK_REL = 0.01  # and its share of the ball's speed (directions from rest positions)
+RACK_SIGMAS = 4.0  # a pair's impulse must exceed this many of its standard deviations
+
 
 @dataclass(frozen=True)
 class RackContact:
@@ -68,28 +74,65 @@ def component(seed: str, rest: dict[str, np.ndarray], R: float, tol: float) -> l
     return out
 
 
-def _v_after(xy: np.ndarray, p0: np.ndarray, f0: float, n: int = 2) -> np.ndarray:
+def slide_decel(fps: float) -> float:
+    """Deceleration (mm/frame^2) of a ball sliding on the cloth without spin, as a ball
+    set off from rest by another ball does for its first ``v / (3.5 mu g)`` seconds:
+    ``mu g`` with the cloth's sliding friction ``SLIDE_MU``."""
+    return SLIDE_MU * 9810.0 / (fps * fps)
+
+
+def _v_after(
+    xy: np.ndarray, p0: np.ndarray, f0: float, n: int = 2, decel: float = 0.0
+) -> np.ndarray:
     """Velocity (mm/frame) of a ball at ``p0`` at ``f0`` from its next ``n`` samples: the
-    straight motion through ``p0`` at ``f0`` that fits them best."""
+    motion through ``p0`` at ``f0`` that fits them best, straight or (``decel`` mm/frame^2,
+    a sliding ball) slowing along its direction; without the slowing a fast ball's start
+    reads ``0.9 decel`` short, an impulse the pairs would have to explain."""
     lo = int(np.floor(f0))
     fr = np.arange(lo + 1, min(lo + 1 + n, len(xy)))
     fr = fr[~np.isnan(xy[fr, 0])]
     if len(fr) == 0:
         return np.zeros(2)
     tau = fr - f0
-    return ((xy[fr] - p0) * tau[:, None]).sum(axis=0) / float(tau @ tau)
+    v = ((xy[fr] - p0) * tau[:, None]).sum(axis=0) / float(tau @ tau)
+    speed = float(np.linalg.norm(v))
+    if decel > 0 and speed > 1e-9:
+        # the straight fit reads the travel; the start speed that travels as far sliding
+        u = speed
+        for _ in range(4):
+            u += float(tau @ (speed * tau - slide_travel(u, tau, decel))) / float(tau @ tau)
+        v = v * (u / speed)
+    return v
 
 
-def _striker_dv(xy: np.ndarray, f0: float) -> tuple[np.ndarray, np.ndarray]:
+def slide_travel(v0: float, tau: np.ndarray, decel: float) -> np.ndarray:
+    """Distance (mm) a ball set off at ``v0`` mm/frame without spin covers in ``tau``
+    frames: it slides, slowing by ``decel`` mm/frame^2, until it rolls at 5/7 of ``v0``
+    (after ``2 v0 / (7 decel)`` frames), then rolls on (its slow rolling loss left out)."""
+    ts = 2.0 * v0 / (7.0 * decel)
+    tau = np.asarray(tau, float)
+    slid = v0 * np.minimum(tau, ts) - 0.5 * decel * np.minimum(tau, ts) ** 2
+    return slid + (5.0 / 7.0) * v0 * np.maximum(tau - ts, 0.0)
+
+
+def _striker_dv(
+    xy: np.ndarray, f0: float, since: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Velocity change (mm/frame) of the moving ball that hit the cluster at ``f0``, and
-    its position then (mm), from straight fits before and after."""
+    its position then (mm), from straight fits before and after. ``since``: the frame the
+    striker itself started or was last hit (its samples before that are another motion).
+    The change is NaN when fewer than two samples show the motion before ``f0`` (a ball
+    set off less than two frames before it hit the cluster: its speed is unknown)."""
     lo = int(np.floor(f0))
     pre = np.arange(max(0, lo - 2), lo + 1)
+    if since is not None:
+        pre = pre[pre >= since]
     pre = pre[~np.isnan(xy[pre, 0])]
     if len(pre) < 2:
         seen = np.flatnonzero(~np.isnan(xy[:, 0]))
         near = seen[np.argmin(np.abs(seen - f0))] if len(seen) else lo
-        return np.zeros(2), np.nan_to_num(xy[near])
+        dv = np.full(2, np.nan) if since is not None else np.zeros(2)
+        return dv, np.nan_to_num(xy[near])
     a, v0 = line_fit(pre.astype(float), xy[pre])
     pc = a + v0 * f0
     return _v_after(xy, pc, f0) - v0, pc
@@ -105,19 +148,26 @@ def rack_contacts(
     R: float,
     tol: float,
     threshold: float,
+    since: float | None = None,
 ) -> list[RackContact]:
     """Contacts of a cluster ``members`` (at rest, touching, ``entry`` among them) hit by
     the moving ``striker`` at ``f0``. The pair striker-entry is always a contact; the
     others carry at least ``threshold`` mm/frame. Striking ball first: the one nearer the
-    striker along the pairs that carried an impulse."""
+    striker along the pairs that carried an impulse. ``since``: when the striker started
+    (fractional frame); a striker set off less than two frames before it hit has no
+    measured velocity before, and only the members' changes count."""
+    f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
     col = {b: k for k, b in enumerate(balls)}
     dv = np.zeros(2 * len(balls))
-    sdv, pc = _striker_dv(series.xy[series.index(striker)], f0)
-    dv[0:2] = sdv
+    sdv, pc = _striker_dv(series.xy[series.index(striker)], f0, since)
+    dv[0:2] = np.nan_to_num(sdv)
     pos = {striker: pc, **{m: rest[m] for m in members}}
+    slide = slide_decel(series.fps)
     for m in members:
-        dv[2 * col[m] : 2 * col[m] + 2] = _v_after(series.xy[series.index(m)], rest[m], f0)
+        dv[2 * col[m] : 2 * col[m] + 2] = _v_after(
+            series.xy[series.index(m)], rest[m], f0, n=RACK_AFTER, decel=slide
+        )
     pairs = [(striker, entry)]
     for i, a in enumerate(members):
         for b in members[i + 1 :]:
@@ -129,8 +179,22 @@ def rack_contacts(
         n = n / max(float(np.linalg.norm(n)), 1e-9)
         A[2 * col[b] : 2 * col[b] + 2, k] += n
         A[2 * col[a] : 2 * col[a] + 2, k] -= n
-    J, _ = nnls(A, dv)
-    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= threshold]
+    speed = np.repeat(np.linalg.norm(dv.reshape(-1, 2), axis=1), 2)
+    if not np.isnan(sdv).any():
+        v0 = np.linalg.norm(_striker_dv(series.xy[series.index(striker)], f0 - 3.0)[0])
+        speed[0:2] = max(speed[0], float(v0))
+    # each ball's change known to the noise floor and to a share of its speed (a rest
+    # position a fraction of a mm off turns a fast ball's line of centres)
+    sd = np.hypot(max(RACK_FLOOR, 0.25 * threshold), RACK_REL * speed)
+    keep = np.arange(2 if np.isnan(sdv).any() else 0, len(dv))  # no striker rows: unmeasured
+    Aw, dw = A[keep] / sd[keep, None], dv[keep] / sd[keep]
+    J, _ = nnls(Aw, dw)
+    sj = _impulse_sd(Aw, J)
+    used = [
+        k
+        for k in range(len(pairs))
+        if k == 0 or (J[k] >= threshold and J[k] >= RACK_SIGMAS * sj[k])
+    ]
     depth = _depths(striker, [pairs[k] for k in used])
     out = []
     for k in used:
@@ -140,6 +204,51 @@ def rack_contacts(
         at = (pos[a] + pos[b]) / 2 if k else pos[b] + (pos[a] - pos[b]) / 2
         out.append(RackContact(f0, a, b, (float(at[0]), float(at[1])), float(J[k])))
     return out
+
+
+def _impulse_sd(Aw: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """Standard deviation (mm/frame) of each impulse of a weighted least-squares solution
+    (rows divided by their noise): from the normal matrix of the pairs that carried an
+    impulse (the others held at zero); inf where the data cannot tell a pair apart."""
+    act = J > 0
+    out = np.full(len(J), np.inf)
+    if act.any():
+        cov = np.linalg.pinv(Aw[:, act].T @ Aw[:, act])
+        out[act] = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    return out
+
+
+def _hit_time(series: Series, members: list[str], rest: dict[str, np.ndarray], f0: float) -> float:
+    """The moment (fractional frame) a frozen cluster was hit, from the members that left
+    fast: where the line through each one's next two samples (its sliding slowing put
+    back) leaves its rest position, weighted by speed squared (a fast ball dates its start
+    to a small fraction of a frame). ``f0`` (a start read from a slow ball, or a frame
+    late) when none left faster than 5 mm/frame; within a frame of ``f0``."""
+    lo = int(np.floor(f0))
+    if lo + 2 >= series.n_frames:
+        return f0
+    decel = slide_decel(series.fps)
+    num = den = 0.0
+    for m in members:
+        xy = series.xy[series.index(m), lo + 1 : lo + 3]
+        if np.isnan(xy).any():
+            continue
+        v = xy[1] - xy[0]
+        speed = float(np.linalg.norm(v))
+        if speed < 5.0:
+            continue
+        # sliding: the step between the samples is short of the speed at the first by a/2
+        v = v * (1.0 + 0.5 * decel * (speed > 3.5 * decel) / speed)
+        t = float((rest[m] - xy[0]) @ v) / float(v @ v)  # frames from lo + 1
+        miss = float(np.linalg.norm(xy[0] + t * v - rest[m]))
+        if miss > 2.0 + 0.05 * speed or not -2.0 <= t <= 0.0:
+            continue
+        w = speed * speed
+        num += w * (lo + 1 + t)
+        den += w
+    if den == 0.0:
+        return f0
+    return float(np.clip(num / den, f0 - 1.0, f0 + 1.0))
 
 
 def _depths(root: str, edges: list[tuple[str, str]]) -> dict[str, int]:
@@ -223,11 +332,12 @@ class ScanContact:
     impulse: float
 
 
-def _fits(xy: np.ndarray, k: int, n: int = 3) -> tuple[np.ndarray, np.ndarray] | None:
+def _fits(xy: np.ndarray, k: int, n: int = 3, na: int | None = None) -> np.ndarray | None:
     """Straight motions (position at frame ``k``, velocity mm/frame) of every ball before
-    (frames ``k-n+1 .. k``) and after (``k+1 .. k+n``) the interval ``(k, k+1)``: arrays
-    (B, 2, 2) [before/after][pos/vel]; None when the window leaves the series."""
-    lo, hi = k - n + 1, k + n + 1
+    (frames ``k-n+1 .. k``) and after (``k+1 .. k+na``, ``na`` = ``n`` unless given) the
+    interval ``(k, k+1)``: array (B, 2, 2, 2) [ball][before/after][pos/vel]; None when the
+    window leaves the series."""
+    lo, hi = k - n + 1, k + (n if na is None else na) + 1
     if lo < 0 or hi > xy.shape[1]:
         return None
     t0 = np.arange(lo, k + 1, dtype=float) - k
@@ -275,51 +385,112 @@ def impulse_scan(
     xy = series.xy[idx]
     names = list(balls)
     hits: dict[tuple[int, int], list[tuple[int, float, float, np.ndarray]]] = {}
+    ctx = _ScanCtx(xy, seen, began, R, threshold, tol_mm, cushions, decel)
     for k in range(max(lo, 2), min(hi, series.n_frames - 3)):
-        fit = _fits(xy, k)
-        if fit is None:
-            continue
-        ok = ~np.isnan(fit[:, :, :, 0]).any(axis=(1, 2))
-        # a bridged stretch (not measured: under an arm) is straight by construction and
-        # bends where it meets the measurements: no velocity change to read there
-        ok &= seen[:, k - 2 : k + 4].all(axis=1)
-        gap = _segment_gaps(xy[:, k], xy[:, k + 1]) - 2 * R
-        speed0 = np.nan_to_num(np.linalg.norm(fit[:, 0, 1], axis=1))
-        near = (gap < tol_mm) & ok[:, None] & ok[None]
-        # a pair at rest before the interval is pushed through a frozen cluster: the
-        # rack finder's work, not this one's
-        near &= np.maximum(speed0[:, None], speed0[None]) > 0.5 * threshold
-        fresh = np.array([bool(np.any((g > k - 2.5) & (g <= k + 1))) for g in began])
-        near &= ~(fresh[:, None] & fresh[None])
-        if not near.any():
-            continue
-        if decel:
-            fit = _unbrake(fit, decel)
-        for comp in _groups(near):
-            for (a, b), (j, at) in _solve(comp, near, fit, R, cushions, tol_mm).items():
-                if j >= threshold:
-                    hits.setdefault((a, b), []).append((k, j, _touch_time(fit, a, b, k, R), at))
+        for (a, b), (j, f, at) in ctx.interval(k).items():
+            if j >= threshold:
+                hits.setdefault((a, b), []).append((k, j, f, at))
     out: list[ScanContact] = []
     for (a, b), hs in hits.items():
         for run in _runs(hs):
-            k, j, f, at = max(run, key=lambda h: h[1])
-            pa, pb = fit_speed_toward(xy, a, b, k)
-            s, t = (a, b) if pa >= pb else (b, a)
-            out.append(ScanContact(f, names[s], names[t], (float(at[0]), float(at[1])), j))
+            for k, j, f, at in ctx.split(a, b, max(run, key=lambda h: h[1]), run):
+                pa, pb = fit_speed_toward(xy, a, b, k)
+                s, t = (a, b) if pa >= pb else (b, a)
+                out.append(ScanContact(f, names[s], names[t], (float(at[0]), float(at[1])), j))
     return sorted(out, key=lambda c: c.f)
 
 
-def _unbrake(fit: np.ndarray, decel: float) -> np.ndarray:
+@dataclass(frozen=True)
+class _ScanCtx:
+    """What :func:`impulse_scan` reads each interval with (balls' positions ``xy`` (B, F, 2)
+    mm, ``seen`` (B, F), start frames ``began`` per ball; thresholds mm/frame and mm)."""
+
+    xy: np.ndarray
+    seen: np.ndarray
+    began: list[np.ndarray]
+    R: float
+    threshold: float
+    tol: float
+    cushions: tuple[float, float] | None
+    decel: float | None
+
+    def interval(
+        self, k: int, nb: int = 3, na: int = 3
+    ) -> dict[tuple[int, int], tuple[float, float, np.ndarray]]:
+        """Impulses (mm/frame) of the touching pairs at the interval ``(k, k+1)``, with
+        straight fits over ``nb`` frames before and ``na`` after: (a, b) -> (impulse,
+        touch time (fractional frame), touching point mm)."""
+        fit = _fits(self.xy, k, nb, na)
+        if fit is None:
+            return {}
+        ok = ~np.isnan(fit[:, :, :, 0]).any(axis=(1, 2))
+        # a bridged stretch (not measured: under an arm) is straight by construction and
+        # bends where it meets the measurements: no velocity change to read there
+        ok &= self.seen[:, k - 2 : k + 4].all(axis=1)
+        gap = _segment_gaps(self.xy[:, k], self.xy[:, k + 1]) - 2 * self.R
+        speed0 = np.nan_to_num(np.linalg.norm(fit[:, 0, 1], axis=1))
+        near = (gap < self.tol) & ok[:, None] & ok[None]
+        # a pair at rest before the interval is pushed through a frozen cluster: the
+        # rack finder's work, not this one's
+        near &= np.maximum(speed0[:, None], speed0[None]) > 0.5 * self.threshold
+        fresh = np.array([bool(np.any((g > k - 2.5) & (g <= k + 1))) for g in self.began])
+        near &= ~(fresh[:, None] & fresh[None])
+        if not near.any():
+            return {}
+        if self.decel:
+            fit = _unbrake(fit, self.decel, nb / 2, na / 2)
+        out = {}
+        for comp in _groups(near):
+            for (a, b), (j, at) in _solve(comp, near, fit, self.R, self.cushions, self.tol).items():
+                out[(a, b)] = (j, _touch_time(fit, a, b, k, self.R), at)
+        return out
+
+    def split(self, a: int, b: int, peak: tuple, run: list) -> list[tuple]:
+        """The contacts of pair ``a``-``b`` in one run of intervals that carried an impulse:
+        the peak, and any later (or earlier) touch of the pair (two balls pushed along
+        together knock again and again, a few frames apart) that shows when the velocity
+        fits stop at the peak's touch (the run's other intervals read with windows that
+        do not straddle it: at least two frames, the threshold raised for the shorter
+        fits). Each as (interval, impulse, touch time, point)."""
+        out = [peak]
+        ks = [h[0] for h in run]
+        for side in (1, -1):
+            ref = peak
+            while True:
+                best = None
+                for m in range(ref[0] + 2 * side, (max(ks) + 1 if side > 0 else min(ks) - 1), side):
+                    edge = int(np.floor(ref[2]))
+                    nb, na = (min(3, m - edge), 3) if side > 0 else (3, min(3, edge - m))
+                    if min(nb, na) < 2:
+                        continue
+                    got = self.interval(m, nb, na).get((a, b))
+                    thr = self.threshold * float(np.sqrt(_slope_var(nb) + _slope_var(na)))
+                    if got is not None and got[0] >= thr and (best is None or got[0] > best[1]):
+                        best = (m, got[0], got[1], got[2])
+                if best is None:
+                    break
+                out.append(best)
+                ref = best
+        return out
+
+
+def _slope_var(n: int) -> float:
+    """Variance of the slope of a straight fit to ``n`` unit-spaced samples (per unit
+    sample variance): 12 / (n (n^2 - 1))."""
+    return 12.0 / (n * (n * n - 1))
+
+
+def _unbrake(fit: np.ndarray, decel: float, back: float = 1.5, ahead: float = 1.5) -> np.ndarray:
     """The fitted velocities of :func:`_fits` carried to the middle of their interval
     (``k + 0.5``) by the rolling deceleration ``decel`` (mm/frame^2): the fit before is
-    centred 1.5 frames earlier (the ball has slowed by up to ``1.5 decel`` since), the one
-    after 1.5 frames later (it was faster by that then); so a change of velocity from
-    friction alone is not read as an impulse."""
+    centred ``back`` frames earlier (1.5 for three frames; the ball has slowed by up to
+    ``back * decel`` since), the one after ``ahead`` frames later (it was faster by that
+    then); so a change of velocity from friction alone is not read as an impulse."""
     out = fit.copy()
-    for j, sign in ((0, -1.0), (1, 1.0)):
+    for j, sign, lag in ((0, -1.0, back), (1, 1.0, ahead)):
         v = np.nan_to_num(fit[:, j, 1])
         speed = np.linalg.norm(v, axis=1)
-        step = np.minimum(1.5 * decel, speed) if sign < 0 else np.full(len(v), 1.5 * decel)
+        step = np.minimum(lag * decel, speed) if sign < 0 else np.full(len(v), lag * decel)
         out[:, j, 1] = fit[:, j, 1] + sign * (step / np.maximum(speed, 1e-9))[:, None] * v
     return out
 
