@@ -23,10 +23,8 @@ from scipy.optimize import nnls
 from vision.series import Series, line_fit
 
 SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
-RACK_AFTER = 3  # samples after a rack is hit that date each member's start velocity
-RACK_FLOOR = 0.05  # mm/frame: the least noise of a member's velocity change
-RACK_REL = 0.01  # and its share of the ball's speed (directions from rest positions)
-RACK_SIGMAS = 4.0  # a pair's impulse must exceed this many of its standard deviations
+RACK_AFTER = 2  # samples after a rack is hit that give each member's start velocity
+RACK_GAP_SHARE = 1.3  # least impulse in a rack (mm/frame) per mm of its touching gaps' rms
 
 
 @dataclass(frozen=True)
@@ -84,24 +82,24 @@ def slide_decel(fps: float) -> float:
 def _v_after(
     xy: np.ndarray, p0: np.ndarray, f0: float, n: int = 2, decel: float = 0.0
 ) -> np.ndarray:
-    """Velocity (mm/frame) of a ball at ``p0`` at ``f0`` from its next ``n`` samples: the
-    motion through ``p0`` at ``f0`` that fits them best, straight or (``decel`` mm/frame^2,
-    a sliding ball) slowing along its direction; without the slowing a fast ball's start
-    reads ``0.9 decel`` short, an impulse the pairs would have to explain."""
+    """Velocity (mm/frame) of a ball that left ``p0`` (mm) at ``f0`` (fractional frame),
+    fitted to its next ``n`` samples: the motion through ``p0`` at ``f0``, straight or
+    (``decel`` mm/frame^2, a ball set off without spin) sliding, slowing along its
+    direction; without the slowing a fast ball's start reads ``0.9 decel`` short, an
+    impulse the pairs would have to explain."""
     lo = int(np.floor(f0))
     fr = np.arange(lo + 1, min(lo + 1 + n, len(xy)))
     fr = fr[~np.isnan(xy[fr, 0])]
     if len(fr) == 0:
         return np.zeros(2)
-    tau = fr - f0
-    v = ((xy[fr] - p0) * tau[:, None]).sum(axis=0) / float(tau @ tau)
-    speed = float(np.linalg.norm(v))
-    if decel > 0 and speed > 1e-9:
-        # the straight fit reads the travel; the start speed that travels as far sliding
-        u = speed
-        for _ in range(4):
-            u += float(tau @ (speed * tau - slide_travel(u, tau, decel))) / float(tau @ tau)
-        v = v * (u / speed)
+    tau = (fr - f0).astype(float)
+    v = np.zeros(2)
+    for _ in range(5 if decel > 0 else 1):
+        speed = float(np.linalg.norm(v))
+        x = xy[fr] - p0
+        if speed > 1e-9:  # put back the slowing of the sliding start
+            x = x + np.outer(speed * tau - slide_travel(speed, tau, decel), v / speed)
+        v = (x * tau[:, None]).sum(axis=0) / float(tau @ tau)
     return v
 
 
@@ -166,7 +164,7 @@ def rack_contacts(
     slide = slide_decel(series.fps)
     for m in members:
         dv[2 * col[m] : 2 * col[m] + 2] = _v_after(
-            series.xy[series.index(m)], rest[m], f0, n=RACK_AFTER, decel=slide
+            series.xy[series.index(m)], rest[m], f0, RACK_AFTER, slide
         )
     pairs = [(striker, entry)]
     for i, a in enumerate(members):
@@ -179,22 +177,14 @@ def rack_contacts(
         n = n / max(float(np.linalg.norm(n)), 1e-9)
         A[2 * col[b] : 2 * col[b] + 2, k] += n
         A[2 * col[a] : 2 * col[a] + 2, k] -= n
-    speed = np.repeat(np.linalg.norm(dv.reshape(-1, 2), axis=1), 2)
-    if not np.isnan(sdv).any():
-        v0 = np.linalg.norm(_striker_dv(series.xy[series.index(striker)], f0 - 3.0)[0])
-        speed[0:2] = max(speed[0], float(v0))
-    # each ball's change known to the noise floor and to a share of its speed (a rest
-    # position a fraction of a mm off turns a fast ball's line of centres)
-    sd = np.hypot(max(RACK_FLOOR, 0.25 * threshold), RACK_REL * speed)
-    keep = np.arange(2 if np.isnan(sdv).any() else 0, len(dv))  # no striker rows: unmeasured
-    Aw, dw = A[keep] / sd[keep, None], dv[keep] / sd[keep]
-    J, _ = nnls(Aw, dw)
-    sj = _impulse_sd(Aw, J)
-    used = [
-        k
-        for k in range(len(pairs))
-        if k == 0 or (J[k] >= threshold and J[k] >= RACK_SIGMAS * sj[k])
-    ]
+    keep = slice(2 if np.isnan(sdv).any() else 0, None)  # no striker rows: unmeasured
+    J, _ = nnls(A[keep], dv[keep])
+    # the measured gaps of a frozen cluster's touching pairs should all be zero: their
+    # spread is the error of the rest positions, which a slow member's start velocity
+    # carries nearly whole (its first sample is a frame away from its rest position)
+    gaps = [float(np.linalg.norm(rest[a] - rest[b])) - 2 * R for a, b in pairs[1:]]
+    floor = RACK_GAP_SHARE * float(np.sqrt(np.mean(np.square(gaps)))) if gaps else 0.0
+    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= max(threshold, floor)]
     depth = _depths(striker, [pairs[k] for k in used])
     out = []
     for k in used:
@@ -203,18 +193,6 @@ def rack_contacts(
             a, b = b, a
         at = (pos[a] + pos[b]) / 2 if k else pos[b] + (pos[a] - pos[b]) / 2
         out.append(RackContact(f0, a, b, (float(at[0]), float(at[1])), float(J[k])))
-    return out
-
-
-def _impulse_sd(Aw: np.ndarray, J: np.ndarray) -> np.ndarray:
-    """Standard deviation (mm/frame) of each impulse of a weighted least-squares solution
-    (rows divided by their noise): from the normal matrix of the pairs that carried an
-    impulse (the others held at zero); inf where the data cannot tell a pair apart."""
-    act = J > 0
-    out = np.full(len(J), np.inf)
-    if act.any():
-        cov = np.linalg.pinv(Aw[:, act].T @ Aw[:, act])
-        out[act] = np.sqrt(np.maximum(np.diag(cov), 0.0))
     return out
 
 
