@@ -36,8 +36,9 @@ def untouched(
 ) -> bool:
     """Ball ``b`` did not take a push from ``other`` at ``f``: it stood still before and
     after, and no ball resting against it on the far side from ``other`` (touching within
-    ``1.5 mm + 3 sigma``, its centre ahead of ``b`` along the push) set off then, as the
-    last ball of a Newton's cradle does while the middle one stays put."""
+    ``3 mm + 3 sigma``: a detector places balls that touch a mm or two apart; its centre
+    ahead of ``b`` along the push) set off then, as the last ball of a Newton's cradle does
+    while the middle one stays put."""
     if not stayed_put(series, b, f, sigma, n):
         return False
     k = int(np.floor(f))
@@ -55,6 +56,6 @@ def untouched(
         d = pc - pb
         gap = float(np.linalg.norm(d)) - 2 * R
         ahead = float(d @ push) > 0.5 * float(np.linalg.norm(d))
-        if gap < 1.5 + 3.0 * sigma and ahead and not stayed_put(series, c, f, sigma, n):
+        if gap < 3.0 + 3.0 * sigma and ahead and not stayed_put(series, c, f, sigma, n):
             return False
     return True

@@ -38,7 +38,7 @@ RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry (and 4 sigma)
 # must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
 SCAN_MIN_IMPULSE = 0.4
 SCAN_SIGMAS = 6.0
-SCAN_GAP_MM = 3.0
+SCAN_GAP_MM = 4.0  # a detector places balls that touch a mm or two apart
 
 
 class EventFinder(EdgeEvents):
