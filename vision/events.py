@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 
 
 RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
-RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry (and 4 sigma)
+RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry
+# and this many position noise sigmas: a member's start velocity through its rest position
+# and two samples (about 1 and 2 frames on) carries 0.45 sigma, so 2 sigma is 4.4 of its own
+RACK_SIGMAS = 2.0
 # impulse scan: the least velocity change (mm/frame, and in noise sigmas) a contact
 # must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
 SCAN_MIN_IMPULSE = 0.4
@@ -337,7 +340,7 @@ class EventFinder(EdgeEvents):
         if len(comp) < 2 or cue in comp:
             return None
         out = frozenset(comp)
-        thr = max(RACK_MIN_IMPULSE, 4.0 * sigma)
+        thr = max(RACK_MIN_IMPULSE, RACK_SIGMAS * sigma)
         early = sorted(
             (c for c in comp if abs(starts.get(c, 1e18) - m.start_f) <= 2.0), key=starts.get
         )
