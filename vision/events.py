@@ -440,6 +440,7 @@ class EventFinder(EdgeEvents):
             (self.table.L, self.table.W),
             starts,
             self.settings.decel,
+            frozenset([moves[0].ball]),  # the cue ball: its spin unknown
         )
         for c in found:
             key = frozenset((c.a, c.b))

@@ -23,6 +23,7 @@ from scipy.optimize import nnls
 from vision.series import Series, line_fit
 
 SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
+SPIN_WEIGHT = 0.3  # weight of a spinning ball's velocity change in the impulse scan
 RACK_AFTER = 2  # samples after a rack is hit that give each member's start velocity
 RACK_GAP_SHARE = 1.3  # least impulse in a rack (mm/frame) per mm of its touching gaps' rms
 
@@ -342,6 +343,7 @@ def impulse_scan(
     cushions: tuple[float, float] | None = None,
     starts: dict[str, list[float]] | None = None,
     decel: float | None = None,
+    spin: frozenset[str] = frozenset(),
 ) -> list[ScanContact]:
     """Ball-ball contacts within frames ``lo .. hi`` from the velocity changes of the
     balls (ids ``balls``; mm, frames): for each interval ``(k, k+1)`` the balls within
@@ -356,14 +358,16 @@ def impulse_scan(
     started from rest (``starts``: fractional frames per id) within the three frames
     before an interval has no straight motion before it there: its pairs are skipped.
     ``decel`` (mm/frame^2): the rolling deceleration, taken off the fitted velocities
-    first (:func:`_unbrake`)."""
+    first (:func:`_unbrake`). ``spin``: balls whose spin is unknown (the cue ball), their
+    velocity changes weighed less (:func:`_solve`)."""
     idx = [series.index(b) for b in balls]
     seen = series.visible[idx]
     began = [np.asarray((starts or {}).get(b, []), float) for b in balls]
     xy = series.xy[idx]
     names = list(balls)
     hits: dict[tuple[int, int], list[tuple[int, float, float, np.ndarray]]] = {}
-    ctx = _ScanCtx(xy, seen, began, R, threshold, tol_mm, cushions, decel)
+    weak = frozenset(k for k, b in enumerate(balls) if b in spin)
+    ctx = _ScanCtx(xy, seen, began, R, threshold, tol_mm, cushions, decel, weak)
     for k in range(max(lo, 2), min(hi, series.n_frames - 3)):
         for (a, b), (j, f, at) in ctx.interval(k).items():
             if j >= threshold:
@@ -391,6 +395,7 @@ class _ScanCtx:
     tol: float
     cushions: tuple[float, float] | None
     decel: float | None
+    weak: frozenset[int] = frozenset()
 
     def interval(
         self, k: int, nb: int = 3, na: int = 3
@@ -419,7 +424,8 @@ class _ScanCtx:
             fit = _unbrake(fit, self.decel, nb / 2, na / 2)
         out = {}
         for comp in _groups(near):
-            for (a, b), (j, at) in _solve(comp, near, fit, self.R, self.cushions, self.tol).items():
+            got = _solve(comp, near, fit, self.R, self.cushions, self.tol, self.weak)
+            for (a, b), (j, at) in got.items():
                 out[(a, b)] = (j, _touch_time(fit, a, b, k, self.R), at)
         return out
 
@@ -525,9 +531,13 @@ def _solve(
     R: float,
     cushions: tuple[float, float] | None,
     tol: float,
+    weak: frozenset[int] = frozenset(),
 ) -> dict[tuple[int, int], tuple[float, np.ndarray]]:
     """Non-negative impulses (mm/frame) of the touching pairs of one group from the
-    balls' velocity changes; (a, b) with a < b -> (impulse, touching point mm)."""
+    balls' velocity changes; (a, b) with a < b -> (impulse, touching point mm). The balls
+    ``weak`` (a cue ball, its spin unknown: the cloth's friction on a spinning ball
+    changes its velocity by up to ``mu g`` per frame without any contact) count at
+    ``SPIN_WEIGHT``: their partners' changes tell their impulses."""
     col = {b: i for i, b in enumerate(comp)}
     pos = fit[:, 0, 0] + 0.5 * fit[:, 0, 1]  # mid-interval, from the motion before
     dv = (fit[:, 1, 1] - fit[:, 0, 1])[comp].reshape(-1)
@@ -560,7 +570,8 @@ def _solve(
                     cols.append(c)
     if not pairs:
         return {}
-    J, _ = nnls(np.stack(cols, axis=1), dv)
+    w = np.repeat([SPIN_WEIGHT if b in weak else 1.0 for b in comp], 2)
+    J, _ = nnls(np.stack(cols, axis=1) * w[:, None], dv * w)
     return {p: (float(J[i]), (pos[p[0]] + pos[p[1]]) / 2) for i, p in enumerate(pairs)}
 
 
