@@ -200,10 +200,10 @@ def rack_contacts(
 
 def _hit_time(series: Series, members: list[str], rest: dict[str, np.ndarray], f0: float) -> float:
     """The moment (fractional frame) a frozen cluster was hit, from the members that left
-    fast: where the line through each one's next two samples (its sliding slowing put
-    back) leaves its rest position, weighted by speed squared (a fast ball dates its start
-    to a small fraction of a frame). ``f0`` (a start read from a slow ball, or a frame
-    late) when none left faster than 5 mm/frame; within a frame of ``f0``."""
+    fast: when each one, sliding off its rest position (:func:`slide_travel`), covers
+    the distances to its next two samples, weighted by speed squared (a fast ball dates
+    its start to a small fraction of a frame). ``f0`` (a start read from a slow ball, or a
+    frame late) when none left faster than 5 mm/frame; within a frame of ``f0``."""
     lo = int(np.floor(f0))
     if lo + 2 >= series.n_frames:
         return f0
@@ -217,18 +217,38 @@ def _hit_time(series: Series, members: list[str], rest: dict[str, np.ndarray], f
         speed = float(np.linalg.norm(v))
         if speed < 5.0:
             continue
-        # sliding: the step between the samples is short of the speed at the first by a/2
-        v = v * (1.0 + 0.5 * decel * (speed > 3.5 * decel) / speed)
-        t = float((rest[m] - xy[0]) @ v) / float(v @ v)  # frames from lo + 1
-        miss = float(np.linalg.norm(xy[0] + t * v - rest[m]))
-        if miss > 2.0 + 0.05 * speed or not -2.0 <= t <= 0.0:
+        off = xy - rest[m]
+        miss = abs(float(off[0, 0] * v[1] - off[0, 1] * v[0])) / speed  # mm off its line
+        d1, d2 = float(off[0] @ v) / speed, float(off[1] @ v) / speed
+        if miss > 2.0 + 0.05 * speed or not 0.0 <= d1 <= 2.0 * speed:
             continue
+        tau = d1 / speed  # frames from the start to sample lo + 1, sliding
+        for _ in range(4):
+            u = _solve_up(lambda x, t=tau: _step(x, t, decel), d2 - d1)
+            tau = _solve_up(lambda x, u=u: slide_travel(u, x, decel), d1)
         w = speed * speed
-        num += w * (lo + 1 + t)
+        num += w * (lo + 1 - float(tau))
         den += w
     if den == 0.0:
         return f0
     return float(np.clip(num / den, f0 - 1.0, f0 + 1.0))
+
+
+def _step(v0: float, tau: float, decel: float) -> float:
+    """Distance (mm) a ball set off at ``v0`` covers from ``tau`` to ``tau + 1`` frames
+    after its start (:func:`slide_travel`)."""
+    return float(slide_travel(v0, np.array([tau, tau + 1.0]), decel) @ [-1.0, 1.0])
+
+
+def _solve_up(fn, target: float, hi: float = 1.0) -> float:
+    """The x >= 0 where the increasing ``fn`` reaches ``target`` (bisection)."""
+    while float(fn(hi)) < target and hi < 1e6:
+        hi *= 2.0
+    lo = 0.0
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if float(fn(mid)) < target else (lo, mid)
+    return 0.5 * (lo + hi)
 
 
 def _depths(root: str, edges: list[tuple[str, str]]) -> dict[str, int]:
