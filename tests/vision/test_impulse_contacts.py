@@ -249,3 +249,59 @@ def test_a_rack_at_720p_noise_keeps_its_strong_pairs_and_invents_none(seed):
     rest = rest_positions(s, 11.0, {"c"})
     found = rack_contacts(s, "c", "a", 11.0, ["a", "b", "d", "e"], rest, R, 3.0, 1.0)
     assert {f"{c.striker}-{c.struck}" for c in found} == {"c-a", "a-b", "a-d"}
+
+
+def _kiss(offset_mm: float, n: int = 90) -> tuple[dict[str, np.ndarray], float | None]:
+    """``yellow`` struck at frame 5 rolls along x at 20 mm/frame (slowing 0.3 mm/frame^2)
+    past ``1`` at rest, their centres' paths ``offset_mm`` apart across: closer than one
+    diameter they touch once (equal masses, elastic along the line of centres). Integrated
+    in 1/100 frame steps. Returns the paths and the frame of the touch (None: none)."""
+    pos = {"yellow": np.array([800.0, 600.0]), "1": np.array([1200.0, 600.0 + offset_mm])}
+    vel = {"yellow": np.zeros(2), "1": np.zeros(2)}
+    out = {k: [] for k in pos}
+    dt, touched = 0.01, None
+    for i in range(n * 100):
+        if i % 100 == 0:
+            for k in pos:
+                out[k].append(pos[k].copy())
+        if i == 500:
+            vel["yellow"] = np.array([20.0, 0.0])
+        d = pos["1"] - pos["yellow"]
+        if touched is None and np.linalg.norm(d) <= 2 * R:
+            nrm = d / np.linalg.norm(d)
+            j = float((vel["yellow"] - vel["1"]) @ nrm)
+            vel["yellow"], vel["1"] = vel["yellow"] - j * nrm, vel["1"] + j * nrm
+            touched = i * dt
+        for k in pos:
+            sp = float(np.linalg.norm(vel[k]))
+            if sp > 0:
+                vel[k] *= max(sp - 0.3 * dt, 0.0) / sp
+            pos[k] = pos[k] + vel[k] * dt
+    return {k: np.array(v) for k, v in out.items()}, touched
+
+
+@pytest.mark.parametrize(
+    ("offset_mm", "contact"),
+    [
+        (2 * R - 1.0, True),  # a thin kiss: 1 sets off at 3.4 mm/frame across
+        (2 * R - 0.1, True),  # thinner: 1.1 mm/frame
+        (2 * R + 0.4, False),  # 0.4 mm apart at their nearest: 1 never moves
+        (2 * R + 3.0, False),
+    ],
+)
+def test_a_thin_kiss_against_a_near_miss(offset_mm, contact):
+    """Through the event finder: a kiss that sets the resting ball off, however thin, is a
+    contact; a cue ball passing a resting ball that never moves is none, though their
+    centres came within the touch tolerance."""
+    from contract.events import EventType
+    from contract.tables import load_table
+    from tests.vision.vision_scene import path_tracks
+    from vision.shots import cut_tracks
+
+    paths, touched = _kiss(offset_mm)
+    assert (touched is not None) == contact
+    shots = cut_tracks(path_tracks(paths), load_table("pyramid-12ft"), 30.0).shots
+    contacts = [e for s in shots for e in s.events if e.type == EventType.CONTACT]
+    assert [c.balls for c in contacts] == ([("yellow", "1")] if contact else [])
+    if contact:
+        assert abs(contacts[0].frame - touched) <= 1
