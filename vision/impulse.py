@@ -26,7 +26,6 @@ from vision.series import Series, line_fit
 
 SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
 RACK_AFTER = 2  # samples after a rack is hit that give each member's start velocity
-RACK_GAP_SHARE = 1.3  # least impulse in a rack (mm/frame) per mm of its touching gaps' rms
 
 
 @dataclass(frozen=True)
@@ -181,12 +180,7 @@ def rack_contacts(
         A[2 * col[a] : 2 * col[a] + 2, k] -= n
     keep = slice(2 if np.isnan(sdv).any() else 0, None)  # no striker rows: unmeasured
     J, _ = nnls(A[keep], dv[keep])
-    # the measured gaps of a frozen cluster's touching pairs should all be zero: their
-    # spread is the error of the rest positions, which a slow member's start velocity
-    # carries nearly whole (its first sample is a frame away from its rest position)
-    gaps = [float(np.linalg.norm(rest[a] - rest[b])) - 2 * R for a, b in pairs[1:]]
-    floor = RACK_GAP_SHARE * float(np.sqrt(np.mean(np.square(gaps)))) if gaps else 0.0
-    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= max(threshold, floor)]
+    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= threshold]
     depth = _depths(striker, [pairs[k] for k in used])
     out = []
     for k in used:
