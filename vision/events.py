@@ -25,7 +25,7 @@ from vision.impulse import (
     rack_contacts,
     rest_positions,
 )
-from vision.motion import Movement, rolls_away
+from vision.motion import Movement, rolls_away, seen_moving
 from vision.series import Series, line_fit
 
 if TYPE_CHECKING:
@@ -264,10 +264,11 @@ class EventFinder(EdgeEvents):
                     for o in moves
                 )
                 and self._was_still(m)
+                and (rolled := self._seen_rolling(m)) is not None
             ):
                 fast = float(np.linalg.norm(m.v_start)) > self.settings.early_strike_mm_per_frame
                 kind = EventType.EARLY_STRIKE if fast else EventType.BALL_TOUCHED
-                events.append(self._ev(m.start_f, kind, ball=m.ball))
+                events.append(self._ev(max(m.start_f, rolled), kind, ball=m.ball))
         self._add_cluster(cluster, cue, events, add_contact)
         for m in moves:
             b = self.s.index(m.ball)
@@ -296,6 +297,16 @@ class EventFinder(EdgeEvents):
         events = _explained(self._causal(events, cue))
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _seen_rolling(self, m: Movement) -> float | None:
+        """The frame from which the ball of ``m`` is seen rolling
+        (:func:`vision.motion.seen_moving`), None when it never is: a detection that
+        jumped a few mm and stays (an arm's edge, a ball beside it pulling its centre)
+        touched nothing. A start dated early by such a jump moves to that frame."""
+        from vision.shots import seen_step_mm
+
+        b = self.s.index(m.ball)
+        return seen_moving(m, self.s.xy[b], self.s.visible[b], seen_step_mm(self.settings))
 
     def _was_still(self, m: Movement) -> bool:
         """The ball stood still in the six frames before movement ``m``: the medians of

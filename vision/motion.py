@@ -277,3 +277,25 @@ def rolls_away(m: Movement, xy: np.ndarray) -> bool:
     k = int(np.argmax(far)) if far.any() else len(d)
     run = d[max(k - 1, 0) : k + 3]
     return len(run) < 4 or bool(np.all(np.diff(run) > 0.0))
+
+
+def seen_moving(
+    m: Movement, xy: np.ndarray, visible: np.ndarray, step_mm: float, max_gap: int = 3
+) -> float | None:
+    """The frame (series index, fractional) from which ball ``m`` is seen rolling: two
+    successive steps between measured samples (``visible``; at most ``max_gap`` frames
+    apart) each longer than ``step_mm`` per frame and in the same direction, the first of
+    them starting at the returned frame. None when the run never shows that: a detection
+    that jumped and then stays put (an arm's edge pulling a centre, a ball found again a
+    few mm off after an occlusion, a track handed to a false detection under an arm and
+    back) is a position that changed, not a ball that rolled. ``xy`` (F, 2) mm and
+    ``visible`` (F,) are the ball's positions and measured flags."""
+    lo, hi = max(0, m.first - 1), min(len(xy), m.last + 2)
+    seen = [f for f in range(lo, hi) if visible[f] and not np.isnan(xy[f, 0])]
+    for a, b, c in zip(seen, seen[1:], seen[2:], strict=False):
+        if b - a > max_gap or c - b > max_gap:
+            continue
+        s1, s2 = (xy[b] - xy[a]) / (b - a), (xy[c] - xy[b]) / (c - b)
+        if min(np.linalg.norm(s1), np.linalg.norm(s2)) > step_mm and float(s1 @ s2) > 0.0:
+            return float(a)
+    return None

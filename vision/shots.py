@@ -18,7 +18,7 @@ from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.events import EventFinder
-from vision.motion import Movement, movements, rolling_decel, rolls_away
+from vision.motion import Movement, movements, rolling_decel, rolls_away, seen_moving
 from vision.series import (
     Series,
     despike,
@@ -52,6 +52,12 @@ class ShotSettings:
     early_strike_mm_per_frame: float = 12.0
     sigma_mm: float = 0.0  # measurement noise, set by :func:`adapt`
     decel: float | None = None  # rolling deceleration (mm/frame^2), measured per video
+
+
+def seen_step_mm(s: ShotSettings) -> float:
+    """A step (mm per frame) of a ball seen rolling: half the two-frame motion threshold,
+    and at least 3 noise sigmas (:func:`vision.motion.seen_moving`)."""
+    return max(0.5 * s.move_mm, 3.0 * s.sigma_mm)
 
 
 def adapt(s: ShotSettings, sigma: float) -> ShotSettings:
@@ -114,33 +120,52 @@ def _real(m: Movement, series: Series, s: ShotSettings) -> bool:
     return bool(reach > max(3.0 * s.move_mm, 5.0))
 
 
-def _strike_like(m: Movement, radius: float, xy: np.ndarray | None = None) -> bool:
+def _strike_like(
+    m: Movement,
+    radius: float,
+    xy: np.ndarray | None = None,
+    visible: np.ndarray | None = None,
+    step_mm: float = 0.75,
+) -> bool:
     """Can this movement open a shot? A struck ball leaves its place: it ends at least half
     a radius away, or went two diameters out (and came back off a cushion), or vanished;
     a centre pulled by an arm or a body at its edge comes back to where it was. With the
     ball's positions ``xy`` (F, 2) mm: and it rolls away, its distance from where it stood
     growing over its first three moving frames (a detection hopping between two places
-    inside a rack, or a label traded between two balls, does not)."""
+    inside a rack, or a label traded between two balls, does not). With its measured
+    flags ``visible`` (F,) too: and it is seen rolling (:func:`vision.motion.seen_moving`,
+    steps over ``step_mm`` per frame), unless it vanished: a ball under a reaching arm
+    whose track jumps to a false detection and stays there was never struck."""
     moved = float(np.hypot(m.stop_at[0] - m.start_at[0], m.stop_at[1] - m.start_at[1]))
     if not (m.gone or moved >= 0.5 * radius or m.reach_mm >= 4.0 * radius):
         return False
-    return xy is None or rolls_away(m, xy)
+    if xy is None:
+        return True
+    if not rolls_away(m, xy):
+        return False
+    return visible is None or m.gone or seen_moving(m, xy, visible, step_mm) is not None
 
 
 def _group(
-    moves: list[Movement], settle: float, radius: float, series: Series | None = None
+    moves: list[Movement],
+    settle: float,
+    radius: float,
+    series: Series | None = None,
+    step_mm: float = 0.75,
 ) -> list[list[Movement]]:
     """Group movements into shots: a strike-like movement starting more than ``settle``
     frames after everything stopped opens a new shot; other movements outside shots are
-    measurement jitter and dropped."""
+    measurement jitter and dropped. ``step_mm``: see :func:`_strike_like`."""
     groups: list[list[Movement]] = []
     end = -1e9
     for m in moves:
         if m.hidden or m.appeared:
             continue
         if not groups or m.start_f > end + settle:
-            xy = series.xy[series.index(m.ball)] if series is not None else None
-            if not _strike_like(m, radius, xy):
+            b = series.index(m.ball) if series is not None else None
+            xy = series.xy[b] if series is not None else None
+            vis = series.visible[b] if series is not None else None
+            if not _strike_like(m, radius, xy, vis, step_mm):
                 continue
             groups.append([m])
             end = m.stop_f
@@ -200,7 +225,7 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
     s = replace(s, decel=rolling_decel(series.xy[balls]) if balls else None)
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
-    groups = _group(moves, settle, table.ball_radius, series)
+    groups = _group(moves, settle, table.ball_radius, series, seen_step_mm(s))
     finder = EventFinder(series, table, s)
     shots: list[Shot] = []
     loose: list[Event] = []
