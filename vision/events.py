@@ -285,7 +285,7 @@ class EventFinder(EdgeEvents):
             if m.gone and (ev := self.gone_event(m)) is not None:
                 events.append(ev)
                 if ev.pocket is not None:
-                    for f, name in self.jaw_hits(m, ev.pocket, [f for f, _ in hits]):
+                    for f, name in self.jaw_hits(m, ev.pocket, hits):
                         events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             events += self._crossings(b, m)
         events += self.flown_from_rest(moves, frozenset(self.skittles))
