@@ -229,6 +229,8 @@ class EdgeEvents:
         ts = np.arange(0.0, 2.0001, 0.05)
         path = p0 + ts[:, None] * v
         past = self._depth(pocket, path, signed=True) >= JAW_PAST_R * self.R
+        if past[0]:
+            return []  # last seen in the throat already: falling, past the jaws
         ts = ts[: int(np.argmax(past)) + 1] if past.any() else ts
         overlap = JAW_OVERLAP_R * self.R + 2.0 * self.settings.sigma_mm
         out = []
