@@ -47,10 +47,13 @@ class EdgeEvents:
 
     def cushion_hits(self, b: int, m: Movement) -> list[tuple[float, str]]:
         """(fractional frame, cushion) where ball ``b`` bounced off a cushion nose during
-        ``m``: its distance to the nose less R has a V-shaped minimum near 0."""
-        xy = self.s.xy[b, m.first : m.last + 2]
+        ``m``: its distance to the nose less R has a V-shaped minimum near 0. The three
+        samples after the run count as the retreat's (a slow ball leaving the cushion
+        creeps below the motion threshold); a V's bottom lies within the run."""
+        xy = self.s.xy[b, m.first : m.last + 5]
         if len(xy) < 3:
             return []
+        last_k = m.last - m.first
         R, L, W = self.R, self.table.L, self.table.W
         gaps = {
             "front": xy[:, 0] - R,
@@ -60,7 +63,7 @@ class EdgeEvents:
         }
         out = []
         for name, g in gaps.items():
-            for k in range(1, len(g) - 1):
+            for k in range(1, min(len(g) - 1, last_k + 1)):
                 g0, g1, g2 = g[k - 1], g[k], g[k + 1]
                 if np.isnan(g0) or np.isnan(g1) or np.isnan(g2):
                     continue
@@ -74,8 +77,9 @@ class EdgeEvents:
                     app = g[k - 2] - g1 if g[k - 2] > g0 else app
                 if rec < floor and k + 2 < len(g) and not np.isnan(g[k + 2]):
                     rec = g[k + 2] - g1 if g[k + 2] > g2 else rec
-                if app < floor or rec < floor:
+                if (app < floor or rec < floor) and not self._v_evidence(g, k, app, floor):
                     continue
+                app, rec = max(app, floor), max(rec, floor)
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
                     continue
                 # the straight approach and retreat lines meet at the bounce
@@ -89,8 +93,28 @@ class EdgeEvents:
                     tf = float(
                         np.clip((g2 - g0 + va * (k - 1) - vr * (k + 1)) / (va - vr), k - 1, k + 1)
                     )
-                out.append((m.first + tf, name))
+                f = m.first + tf
+                if not any(n == name and abs(f - h) < 2.0 for h, n in out):
+                    out.append((f, name))
         return out
+
+    def _v_evidence(self, g: np.ndarray, k: int, app: float, floor: float) -> bool:
+        """A V at sample ``k`` of gaps ``g`` (mm to a cushion line) that the one- and
+        two-frame test (both sides over ``floor``) misses, shown another way:
+        a fast approach (over 3 floors a frame) that would have put the centre past the
+        line by the next sample, yet the gap did not shrink (a bounce a jaw or a soft
+        contact mostly absorbed: one sample after it, the ball then dropped); or, for a
+        slow ball under noise, straight fits over four samples each side sloping down then
+        up by more than 3 sigmas of a fit's slope (and 0.5 mm a frame)."""
+        if app >= 3.0 * floor and g[k] - app < -floor:
+            return True
+        if k < 3 or k + 3 >= len(g) or np.isnan(g[k - 3 : k + 4]).any():
+            return False
+        t = np.arange(4.0)
+        va = float(np.polyfit(t, g[k - 3 : k + 1], 1)[0])
+        vr = float(np.polyfit(t, g[k : k + 4], 1)[0])
+        thr = max(0.5, 3.0 * self.settings.sigma_mm / np.sqrt(5.0))
+        return va < -thr and vr > thr
 
     def leave_point(self, m: Movement) -> tuple[float, np.ndarray]:
         """Fractional frame and point (mm) where a vanished ball's centre crossed the
