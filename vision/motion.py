@@ -100,11 +100,13 @@ def stop_time(
         return float(first)
     i_far = int(far[-1])
     fallback = float(first + i_far) + 1.0
-    # the last approach only (after a cushion or a ball sent it back, d rose), samples
-    # well above the noise and a tracker's lag at the stop, weighted by sqrt(d) (the
-    # error of sqrt(d) shrinks as d grows)
-    rising = np.nonzero(np.diff(d[: i_far + 1]) > max(1.5, 2.0 * eps))[0]
-    after = int(rising[-1]) + 1 if len(rising) else 0
+    # the last approach only (after a cushion or a ball sent it back, d rose over one
+    # frame or two: a slow rise hides in the noise frame to frame), samples well above
+    # the noise and a tracker's lag at the stop, weighted by sqrt(d) (the error of
+    # sqrt(d) shrinks as d grows)
+    dd, thr = d[: i_far + 1], max(1.5, 2.0 * eps)
+    rising = np.r_[np.nonzero(np.diff(dd) > thr)[0] + 1, np.nonzero(dd[2:] - dd[:-2] > thr)[0] + 2]
+    after = int(rising.max()) if len(rising) else 0
     use = np.nonzero(d[: i_far + 1] > max(2.5 * eps, floor))[0]
     use = use[(use >= after) & (use >= use[-1] - 20)][-16:] if len(use) else use
     if len(use) < 3:
@@ -284,8 +286,9 @@ def seen_moving(
 ) -> float | None:
     """The frame (series index, fractional) from which ball ``m`` is seen rolling: two
     successive steps between measured samples (``visible``; at most ``max_gap`` frames
-    apart) each longer than ``step_mm`` per frame and in the same direction, the first of
-    them starting at the returned frame. None when the run never shows that: a detection
+    apart) each longer than ``step_mm`` per frame and in the same direction; the returned
+    frame is the last one before the first step's end (the ball may have stood until
+    then: samples missing there leave its start open). None when the run never shows that: a detection
     that jumped and then stays put (an arm's edge pulling a centre, a ball found again a
     few mm off after an occlusion, a track handed to a false detection under an arm and
     back) is a position that changed, not a ball that rolled. ``xy`` (F, 2) mm and
@@ -297,5 +300,5 @@ def seen_moving(
             continue
         s1, s2 = (xy[b] - xy[a]) / (b - a), (xy[c] - xy[b]) / (c - b)
         if min(np.linalg.norm(s1), np.linalg.norm(s2)) > step_mm and float(s1 @ s2) > 0.0:
-            return float(a)
+            return float(b - 1)
     return None

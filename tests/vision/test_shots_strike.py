@@ -117,3 +117,20 @@ def test_a_ball_pulled_toward_the_coming_ball_then_hit_is_not_touched():
     kinds = [(e.type, e.ball) for s in cut.shots for e in s.events]
     assert (EventType.BALL_TOUCHED, "white") not in kinds
     assert [s.cue_ball for s in cut.shots] == ["yellow"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_stop_is_fitted_on_the_last_approach_after_a_slow_rise(seed):
+    """A ball nears its rest (40 -> 16 mm away), is sent off again slowly (2.5 mm a frame
+    for four frames: under the one-frame rise test at 0.5 mm of noise) and rolls back to
+    a stop at frame 29.1 (0.2 mm/frame^2, pyramid-pots seed 2): the stop is fitted on
+    that last approach alone, within a frame."""
+    from vision.motion import stop_time
+
+    t = np.arange(50, dtype=float)
+    d = np.where(t <= 9, 40.0 - 2.7 * t, 16.0 + 2.5 * (t - 9))
+    d = np.where(t >= 13, 0.1 * np.clip(29.1 - t, 0.0, None) ** 2, d)
+    rng = np.random.default_rng(seed)
+    xy = np.c_[d, np.zeros(50)] + rng.normal(0.0, 0.5, (50, 2))
+    f = stop_time(xy, 0, 49, np.zeros(2), eps=2.3, floor=10.0, decel=0.2)
+    assert abs(f - 29.1) <= 1.0
