@@ -134,3 +134,40 @@ def test_the_stop_is_fitted_on_the_last_approach_after_a_slow_rise(seed):
     xy = np.c_[d, np.zeros(50)] + rng.normal(0.0, 0.5, (50, 2))
     f = stop_time(xy, 0, 49, np.zeros(2), eps=2.3, floor=10.0, decel=0.2)
     assert abs(f - 29.1) <= 1.0
+
+
+def _run(xy: np.ndarray):
+    from vision.motion import Movement
+
+    at = (float(xy[0, 0]), float(xy[0, 1]))
+    return Movement("w1", 1.0, 20.0, at, at, (0, 0), (0, 0), (), False, False, 1, 20)
+
+
+@pytest.mark.parametrize(
+    ("case", "hidden", "expected"),
+    [
+        ("rolls", (), 4.0),  # at rest through frame 4, 2 mm/frame from frame 5
+        ("rolls", (4, 5), 5.0),  # rows 4, 5 missing: it may have stood until frame 5
+        ("jumps", (), None),  # 6 mm in one frame, then stays: no roll
+        ("jumps", (4, 5), None),
+        ("teleports", (), None),  # seen at rest, then 150 mm off four frames later, still
+    ],
+)
+def test_seen_moving_needs_two_measured_steps_the_same_way(case, hidden, expected):
+    """:func:`vision.motion.seen_moving` on one ball's rows (mm, measured unless
+    ``hidden``): the frame before its first rolling step ends, or None."""
+    from vision.motion import seen_moving
+
+    t = np.arange(24, dtype=float)
+    x = {
+        "rolls": 1000.0 + 2.0 * np.clip(t - 4, 0, None),
+        "jumps": np.where(t >= 5, 1006.0, 1000.0),
+        "teleports": np.where(t >= 8, 850.0, 1000.0),
+    }[case]
+    xy = np.c_[x, np.full(24, 500.0)]
+    vis = np.ones(24, bool)
+    vis[list(hidden)] = False
+    if case == "teleports":
+        vis[5:8] = False
+        vis[9:14] = False
+    assert seen_moving(_run(xy), xy, vis, 0.75) == expected
