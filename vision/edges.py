@@ -51,6 +51,7 @@ class EdgeEvents:
         samples after the run count as the retreat's (a slow ball leaving the cushion
         creeps below the motion threshold); a V's bottom lies within the run."""
         xy = self.s.xy[b, m.first : m.last + 5]
+        seen = self.s.visible[b, m.first : m.last + 5]
         if len(xy) < 3:
             return []
         last_k = m.last - m.first
@@ -77,7 +78,7 @@ class EdgeEvents:
                     app = g[k - 2] - g1 if g[k - 2] > g0 else app
                 if rec < floor and k + 2 < len(g) and not np.isnan(g[k + 2]):
                     rec = g[k + 2] - g1 if g[k + 2] > g2 else rec
-                if (app < floor or rec < floor) and not self._v_evidence(g, k, app, floor):
+                if (app < floor or rec < floor) and not self._v_evidence(g, seen, k, app, floor):
                     continue
                 app, rec = max(app, floor), max(rec, floor)
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
@@ -98,15 +99,20 @@ class EdgeEvents:
                     out.append((f, name))
         return out
 
-    def _v_evidence(self, g: np.ndarray, k: int, app: float, floor: float) -> bool:
-        """A V at sample ``k`` of gaps ``g`` (mm to a cushion line) that the one- and
-        two-frame test (both sides over ``floor``) misses, shown another way:
-        a fast approach (over 3 floors a frame) that would have put the centre past the
-        line by the next sample, yet the gap did not shrink (a bounce a jaw or a soft
+    def _v_evidence(
+        self, g: np.ndarray, seen: np.ndarray, k: int, app: float, floor: float
+    ) -> bool:
+        """A V at sample ``k`` of gaps ``g`` (mm to a cushion line; ``seen``: measured) that
+        the one- and two-frame test (both sides over ``floor``) misses, shown another way:
+        a fast approach (over 3 floors a frame, as fast the frame before, all measured: a
+        track that jumped between two balls approaches nothing) that would have put the centre past
+        the line by the next sample, yet the gap did not shrink (a bounce a jaw or a soft
         contact mostly absorbed: one sample after it, the ball then dropped); or, for a
         slow ball under noise, straight fits over four samples each side sloping down then
         up by more than 3 sigmas of a fit's slope (and 0.5 mm a frame)."""
-        if app >= 3.0 * floor and g[k] - app < -floor:
+        prev = g[k - 2] - g[k - 1] if k >= 2 else np.nan  # the step before: a straight
+        steady = abs(prev - (g[k - 1] - g[k])) <= max(floor, 0.3 * app)  # approach, no jump
+        if app >= 3.0 * floor and g[k] - app < -floor and steady and seen[k - 2 : k + 1].all():
             return True
         if k < 3 or k + 3 >= len(g) or np.isnan(g[k - 3 : k + 4]).any():
             return False

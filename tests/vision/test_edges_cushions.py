@@ -89,3 +89,19 @@ def test_a_fast_ball_stopped_by_the_back_jaw_then_dropping_is_a_cushion(seed):
     w1 = _path(p0, 19, [((23.0, 0.0), 21), ((-0.7, 16.0), -1)], n)
     paths = {"w1": w1, "w2": np.tile((1000.0, 600.0), (n, 1))}
     assert _cut(PYR, paths, 0.5, seed) == [("w1", "back", 40)]
+
+
+@pytest.mark.parametrize("bridged", [(), (38, 39)])
+def test_a_track_jumping_onto_a_ball_by_the_cushion_is_no_cushion(bridged):
+    """A track rolling mid-table is handed to another ball rolling along the right cushion
+    1 mm off its nose line at frame 40 (the jump ``bridged`` in a straight line by missing
+    rows or not): its gap to the cushion falls 300 mm in one frame and stays, which no
+    ball approaching that cushion does (pool 8-ball break, red2, frame 214)."""
+    W, R = PYR.W, PYR.ball_radius
+    n = 90
+    w1 = _path((1200.0, 600.0), 19, [((3.0, 1.0), 20), ((0.0, 0.0), 1)], n)
+    w1[40:70] = np.c_[np.linspace(2000.0, 1700.0, 30), np.full(30, W - R - 1.0)]
+    w1[70:] = w1[69]
+    w1[list(bridged)] = np.nan
+    paths = {"w1": w1, "w2": np.tile((600.0, 300.0), (n, 1))}
+    assert [c for c in _cut(PYR, paths, 0.5, 4) if c[1].startswith("right")] == []
