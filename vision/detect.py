@@ -59,6 +59,7 @@ SETTLE_FRAMES = 6  # full detections after the last change before a still frame 
 MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
 EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
 MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
+SHIFT_REACH = 0.5  # ball radii: a resting ball's edge-fit offset fades out this far from rest
 
 
 class Detector:
@@ -124,6 +125,7 @@ class Detector:
         self._calm = 0  # full detections in a row that saw no change
         self._measured = -(10**9)  # the frame of the last full detection
         self._first_look = True  # no balls measured yet (a still image: every ball at rest)
+        self._rest_shift = np.zeros((0, 4))  # resting balls: centroid u, v and edge - centroid
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -371,6 +373,38 @@ class Detector:
         dets = self._pack(frame, d, uv0, blurred, owner, actors)
         return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
 
+    def _carry_shift(
+        self,
+        uv: np.ndarray,
+        radii: np.ndarray,
+        todo: np.ndarray,
+        sharp: np.ndarray,
+        shift: np.ndarray,
+    ) -> None:
+        """One centre method per resting ball: a ball at rest is measured by its edge fit
+        while its blob stands still (``sharp``) and by its plain centroid once the blob
+        changes (a cue tip touching it), and the switch would move it (a strike dated early).
+        The edge-minus-centroid ``shift`` (N,2 video px) measured on a sharp ball's frame is
+        kept with its centroid and added to a centroid-measured ball near there, fading to
+        nothing :data:`SHIFT_REACH` radii away (a struck ball leaves its rest smoothly).
+        ``uv`` (N,2 video px) is adjusted in place for the balls refined (``todo``)."""
+        old, keep = self._rest_shift, []
+        for k in range(len(uv)):
+            if todo[k] and sharp[k]:  # measured as at rest: its offset now (zero: none)
+                keep.append([*(uv[k] - shift[k]), *shift[k]])
+                continue
+            if not len(old):
+                continue
+            d = np.hypot(old[:, 0] - uv[k, 0], old[:, 1] - uv[k, 1])
+            j = int(np.argmin(d))
+            reach = SHIFT_REACH * float(radii[k])
+            if d[j] >= reach:
+                continue
+            if todo[k]:  # measured by the centroid near where it rested
+                uv[k] += old[j, 2:] * (1.0 - d[j] / reach)
+            keep.append(old[j])
+        self._rest_shift = np.array(keep, float).reshape(-1, 4)
+
     def _verified(
         self,
         img: np.ndarray,
@@ -496,11 +530,21 @@ class Detector:
                 static[key] = (patch.copy(), None, idx, 1, frame.index)  # 1 measurement
         if todo.any():
             sharp = settled & (np.asarray(blurred, float) == 0)  # a moving ball's edge is not
+            shift = np.zeros((n, 2))
             new = refine_centres(
-                frame.image, self.plate_full, uv, radii, self.thr, self.pn, todo=todo, sharp=sharp
+                frame.image,
+                self.plate_full,
+                uv,
+                radii,
+                self.thr,
+                self.pn,
+                todo=todo,
+                sharp=sharp,
+                shift=shift,
             )
             for arr, fresh in zip((uv, score, ring, bgr), new, strict=True):
                 arr[todo] = fresh[todo]
+            self._carry_shift(uv, radii, todo, sharp, shift)
         self._first_look = False
         for key, (old, idx) in again.items():  # a still ball: the mean of its measurements
             m = old[3]

@@ -55,6 +55,7 @@ def refine_centres(
     passes: int = 2,
     todo: np.ndarray | None = None,
     sharp: np.ndarray | None = None,
+    shift: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sub-pixel centres at full resolution: the foreground-weighted centroid of the
     pixels within 1.3 r of the estimate and inside its Voronoi cell among neighbours,
@@ -62,6 +63,9 @@ def refine_centres(
     rest) whose centroid may have been pulled off it (:func:`_pulled`), the centre of
     its own circular edge (:func:`edge_centre`) where that is found.
     A second pass re-runs the balls that have neighbours, with the neighbours refined.
+    ``shift`` (N,2) float, where given: set for every refined ball to the edge fit's move
+    from the centroid (video px; zero where the centroid stands), so a caller can carry a
+    resting ball's edge-minus-centroid offset to frames measured by the centroid alone.
 
     Returns (uv (N,2) video px, coverage of the disk (N,), share of foreground in the
     ring 1.25 r..1.6 r outside the ball's neighbours (N,; high for arms and bodies),
@@ -88,7 +92,10 @@ def refine_centres(
                 continue
             nb = out[near]
             ok = sharp is None or bool(sharp[i])
-            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters, ok)
+            moved = np.zeros(2)
+            res = _refine_one(img, plate, pn, out[i], float(radii[i]), nb, thr, iters, ok, moved)
+            if shift is not None:
+                shift[i] = moved
             if res is not None:
                 out[i], score[i], ring[i], bgr[i] = res
                 ex, ey = out[:, 0] - out[i, 0], out[:, 1] - out[i, 1]
@@ -108,8 +115,10 @@ def _refine_one(
     thr: float,
     iters: int,
     sharp: bool = True,
+    moved: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, float, np.ndarray] | None:
-    """Refine one centre ``c`` (video px) of radius ``r`` px among neighbours ``nb``."""
+    """Refine one centre ``c`` (video px) of radius ``r`` px among neighbours ``nb``;
+    ``moved`` (2,), where given, receives the edge fit's move from the centroid (px)."""
     H, W = img.shape[:2]
     half = int(np.ceil(1.7 * r)) + 1
     x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
@@ -147,6 +156,8 @@ def _refine_one(
     if USE_EDGE and sharp and _pulled(wgt, d2, r, cl):
         edge = edge_centre(img, c, r, nb)
         if edge is not None:
+            if moved is not None:
+                moved[:] = edge[0] - c
             c = edge[0]
             d2, cl = dist2(c), cell(c) if len(nb) else None
     score = float(wgt[d2 <= r * r].sum()) / max(1.0, np.pi * r * r)
