@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -37,6 +37,7 @@ from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.numbers import NumberVote, assign_numbers
+from vision.steady import STEADY_MIN_BALLS, apply_motion, common_motion
 
 NAN = float("nan")
 
@@ -296,6 +297,7 @@ class Tracker:
         self._last_t = det.t
         live = [t for t in self.tracks if t.state in ("tentative", "active")]
         self._predict(live, dt)
+        det = self._steadied(det, live)
         D = self.table.ball_mm
         cols = np.arange(len(det))
         pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
@@ -376,6 +378,23 @@ class Tracker:
                 rows.append((*row[:2], tr.label, *row[3:]))
         self.tracks = [t for t in self.tracks if t.state != "dropped"]
         return Tracks.from_rows(rows)
+
+    def _steadied(self, det: Detections, live: list[_Track]) -> Detections:
+        """``det`` with its positions (mm) mapped back by a camera error that moved most
+        balls at rest at once (a frame registered wrongly: ``vision.steady``). At rest: a
+        confirmed ball seen lately whose last measured step was slow (``moving_run`` 0)."""
+        rest = [
+            tr.last_xy
+            for tr in live
+            if tr.state == "active"
+            and tr.moving_run == 0
+            and tr.hits >= 5
+            and det.frame - tr.last_seen <= 2
+        ]
+        if len(rest) < STEADY_MIN_BALLS or len(det) < STEADY_MIN_BALLS:
+            return det
+        m = common_motion(np.array(rest), det.xy, self.table.ball_mm)
+        return det if m is None else replace(det, xy=apply_motion(m, det.xy))
 
     def _row(self, tr: _Track, det: Detections, j: int | None) -> tuple:
         if j is None:
