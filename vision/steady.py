@@ -6,8 +6,8 @@ A hand-held camera is registered frame by frame onto the calibration's reference
 ball at rest seems to jump by the same small motion of the picture, and the jump reads as
 a strike (frame 31 there) or carries a ball resting at a pocket's jaw into the pocket (322).
 Balls never move like that: a struck ball moves alone, a break scatters the rack. So when
-most of the balls at rest are found displaced by one small motion (a shift and a small
-turn: the registration's error near the table), this frame's positions are mapped
+most of the balls at rest are found displaced by one small motion (a shift, a small
+turn and zoom: the registration's error near the table), this frame's positions are mapped
 back by it before they are tracked. Positions table mm.
 """
 
@@ -20,20 +20,23 @@ STEADY_SHARE = 0.6  # ... and this share of the resting balls found near where t
 STEADY_MIN_MM = 4.0  # a common shift smaller than this is left alone (noise, slow drift)
 STEADY_REACH_BALLS = 2.0  # a resting ball's detection is searched this many diameters away
 STEADY_TOL_BALLS = 0.15  # detections within this many diameters of the common shift agree
-RIGID_GAIN = 0.7  # a turn as well as the shift where it leaves under this share of the error
+STEADY_MAX_RUN = 8  # frames in a row at most: a camera error that lasts is the new picture
+MORE_GAIN = 0.7  # a turn (then a zoom) is fitted too where it leaves under this share of the error
 
 
 def common_motion(rest: np.ndarray, seen: np.ndarray, ball_mm: float) -> np.ndarray | None:
-    """The 2x3 motion (a shift, or a turn and shift) that maps this frame's detections ``seen`` (N,2 mm) back onto
-    the positions of the balls at rest ``rest`` (K,2 mm), where most of those balls moved
+    """The 2x3 motion (a shift, or a turn and shift) that maps this frame's detections
+    ``seen`` (N,2 mm) back onto where the balls were last measured, ``rest`` (K,2 mm),
+    where most of those balls moved
     together by more than :data:`STEADY_MIN_MM` (a camera error); None where they did not.
 
     The shift is the mode of the displacements from each resting ball to the detections
     within :data:`STEADY_REACH_BALLS` diameters (each vote counts the resting balls with a
     detection that agrees within :data:`STEADY_TOL_BALLS` diameters), the median shift of
-    those balls, or a turn and shift fitted to them where that explains them clearly
-    better (a registration error also turns the picture; a zoom is not fitted: from balls
-    bunched in a rack it would be mostly noise, magnified far from them)."""
+    those balls, or a turn and shift, or a turn, zoom and shift fitted to them where that
+    explains them clearly better (:data:`MORE_GAIN`; a registration error also turns and
+    zooms the picture, but from balls bunched in a rack a fitted zoom is mostly noise,
+    magnified far from them)."""
     rest = np.asarray(rest, float).reshape(-1, 2)
     seen = np.asarray(seen, float).reshape(-1, 2)
     k = len(rest)
@@ -59,19 +62,28 @@ def common_motion(rest: np.ndarray, seen: np.ndarray, ball_mm: float) -> np.ndar
     shift = np.median(src - dst, axis=0)
     if float(np.hypot(*shift)) < STEADY_MIN_MM:
         return None
-    tm = np.array([[1.0, 0.0, -shift[0]], [0.0, 1.0, -shift[1]]])
-    rm = _rigid(src, dst)
-    err_t = float(np.median(np.hypot(*(apply_motion(tm, src) - dst).T)))
-    err_r = float(np.median(np.hypot(*(apply_motion(rm, src) - dst).T)))
-    m, err = (rm, err_r) if err_r < RIGID_GAIN * err_t else (tm, err_t)
-    return m if err <= tol else None  # else not one motion after all
+    best, err = None, np.inf
+    for m in (  # the simplest motion that explains the balls: a more complex one must gain
+        np.array([[1.0, 0.0, -shift[0]], [0.0, 1.0, -shift[1]]]),
+        _fit(src, dst, zoom=False),
+        _fit(src, dst, zoom=True),
+    ):
+        e = float(np.median(np.hypot(*(apply_motion(m, src) - dst).T)))
+        if e < MORE_GAIN * err:
+            best, err = m, e
+    return best if err <= tol else None  # else not one motion after all
 
 
-def _rigid(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """The 2x3 turn and shift mapping ``src`` onto ``dst`` (N,2 mm) in least squares."""
+def _fit(src: np.ndarray, dst: np.ndarray, zoom: bool) -> np.ndarray:
+    """The 2x3 turn and shift (and ``zoom``: scale) mapping ``src`` onto ``dst`` (N,2 mm)
+    in least squares (Umeyama)."""
     ms, md = src.mean(axis=0), dst.mean(axis=0)
-    u, _, vt = np.linalg.svd((dst - md).T @ (src - ms))
-    rot = u @ np.diag([1.0, np.linalg.det(u @ vt)]) @ vt
+    a, b = src - ms, dst - md
+    u, sv, vt = np.linalg.svd(b.T @ a)
+    d = np.diag([1.0, np.linalg.det(u @ vt)])
+    rot = u @ d @ vt
+    if zoom:
+        rot *= float(np.trace(np.diag(sv) @ d)) / max(float((a * a).sum()), 1e-9)
     return np.c_[rot, md - rot @ ms]
 
 

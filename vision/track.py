@@ -37,7 +37,7 @@ from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.numbers import NumberVote, assign_numbers
-from vision.steady import STEADY_MIN_BALLS, apply_motion, common_motion
+from vision.steady import STEADY_MAX_RUN, STEADY_MIN_BALLS, apply_motion, common_motion
 
 NAN = float("nan")
 
@@ -139,6 +139,7 @@ class Tracker:
         self._name_counts: Counter = Counter()
         self._last_t: float | None = None
         self._frames_seen = 0
+        self._steady_run = 0  # frames in a row mapped back by a camera error (vision.steady)
         self._reader = None  # vision.numbers.NumberReader, loaded when first needed
         self._pockets = np.array(  # drop circles: centre x, y and radius, mm
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
@@ -381,20 +382,23 @@ class Tracker:
 
     def _steadied(self, det: Detections, live: list[_Track]) -> Detections:
         """``det`` with its positions (mm) mapped back by a camera error that moved most
-        balls at rest at once (a frame registered wrongly: ``vision.steady``). At rest: a
-        confirmed ball seen lately whose last measured step was slow (``moving_run`` 0)."""
-        rest = [
+        balls at once (a frame registered wrongly: ``vision.steady``), judged from where
+        the confirmed balls seen lately were last measured (a rolling one disagrees). At
+        most :data:`STEADY_MAX_RUN` frames in a row: a camera error that lasts is taken
+        as the new picture (the balls' positions are not tied to one old frame forever)."""
+        last = [
             tr.last_xy
             for tr in live
-            if tr.state == "active"
-            and tr.moving_run == 0
-            and tr.hits >= 5
-            and det.frame - tr.last_seen <= 2
+            if tr.state == "active" and tr.hits >= 5 and det.frame - tr.last_seen <= 2
         ]
-        if len(rest) < STEADY_MIN_BALLS or len(det) < STEADY_MIN_BALLS:
+        m = None
+        if len(last) >= STEADY_MIN_BALLS and len(det) >= STEADY_MIN_BALLS:
+            m = common_motion(np.array(last), det.xy, self.table.ball_mm)
+        if m is None or self._steady_run >= STEADY_MAX_RUN:
+            self._steady_run = 0
             return det
-        m = common_motion(np.array(rest), det.xy, self.table.ball_mm)
-        return det if m is None else replace(det, xy=apply_motion(m, det.xy))
+        self._steady_run += 1
+        return replace(det, xy=apply_motion(m, det.xy))
 
     def _row(self, tr: _Track, det: Detections, j: int | None) -> tuple:
         if j is None:
