@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -37,7 +37,6 @@ from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.numbers import NumberVote, assign_numbers
-from vision.steady import STEADY_MAX_RUN, STEADY_MIN_BALLS, apply_motion, common_motion
 
 NAN = float("nan")
 
@@ -139,7 +138,6 @@ class Tracker:
         self._name_counts: Counter = Counter()
         self._last_t: float | None = None
         self._frames_seen = 0
-        self._steady_run = 0  # frames in a row mapped back by a camera error (vision.steady)
         self._reader = None  # vision.numbers.NumberReader, loaded when first needed
         self._pockets = np.array(  # drop circles: centre x, y and radius, mm
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
@@ -298,7 +296,6 @@ class Tracker:
         self._last_t = det.t
         live = [t for t in self.tracks if t.state in ("tentative", "active")]
         self._predict(live, dt)
-        det = self._steadied(det, live)
         D = self.table.ball_mm
         cols = np.arange(len(det))
         pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
@@ -379,26 +376,6 @@ class Tracker:
                 rows.append((*row[:2], tr.label, *row[3:]))
         self.tracks = [t for t in self.tracks if t.state != "dropped"]
         return Tracks.from_rows(rows)
-
-    def _steadied(self, det: Detections, live: list[_Track]) -> Detections:
-        """``det`` with its positions (mm) mapped back by a camera error that moved most
-        balls at once (a frame registered wrongly: ``vision.steady``), judged from where
-        the confirmed balls seen lately were last measured (a rolling one disagrees). At
-        most :data:`STEADY_MAX_RUN` frames in a row: a camera error that lasts is taken
-        as the new picture (the balls' positions are not tied to one old frame forever)."""
-        last = [
-            tr.last_xy
-            for tr in live
-            if tr.state == "active" and tr.hits >= 5 and det.frame - tr.last_seen <= 2
-        ]
-        m = None
-        if len(last) >= STEADY_MIN_BALLS and len(det) >= STEADY_MIN_BALLS:
-            m = common_motion(np.array(last), det.xy, self.table.ball_mm)
-        if m is None or self._steady_run >= STEADY_MAX_RUN:
-            self._steady_run = 0
-            return det
-        self._steady_run += 1
-        return replace(det, xy=apply_motion(m, det.xy))
 
     def _row(self, tr: _Track, det: Detections, j: int | None) -> tuple:
         if j is None:
