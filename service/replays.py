@@ -74,6 +74,7 @@ class ReplayRunner:
         if r.spec:
             cmd += ["--table", r.spec]
         if r.calibration is not None:
+            out.mkdir(parents=True, exist_ok=True)  # also when called before the job runs
             calib = out / "CALIB.json"
             calib.write_text(json.dumps(r.calibration), encoding="utf-8")
             cmd += ["--calibration", str(calib)]
