@@ -28,6 +28,9 @@ from contract.tables import TableSpec
 from vision.capture import Detections, Frame, VideoSource, open_capture
 from vision.detect import Detector
 
+RAIL_LEVEL = 30  # a rail sample changed: one colour channel moved more than this (8-bit)
+RAIL_CHANGED = 3  # the rails changed since the last check: more changed samples than this
+
 
 def first_frames(source: str | int, count: int) -> list[np.ndarray]:
     """The first ``count`` frames of a file (for the monitor's reference plate)."""
@@ -46,7 +49,9 @@ class DriftWatch:
     """Keeps the calibration true during a replay (``calibration.monitor``,
     ``calibration.register``): checks every ``every``-th frame, only every
     ``every_still``-th while the detector finds the picture unchanged since frames already
-    checked (:meth:`Detector.still`) and no move is being followed or confirmed. A camera
+    checked (:meth:`Detector.still`) or the cushion noses look as at the last check (balls
+    moving on a still camera: :meth:`_rails_still`), and no move is being followed or
+    confirmed. A camera
     that drifts is followed by registration: each moved frame is warped onto the
     reference picture of the one calibration (:meth:`step` returns the frame the detector
     sees), so a shot's positions all come from that calibration; a sudden jump (a knock)
@@ -85,6 +90,8 @@ class DriftWatch:
         self._lost = False  # registration failed: the monitor confirms and recalibrates
         self._fill: tuple | None = None  # (detector, its empty-cloth picture, uint8)
         self._seen: tuple | None = None  # ((image, G, detector), the warped Frame)
+        self._rail_ix: tuple | None = None  # (monitor.xy, rows, columns) of the rail samples
+        self._rail_ref: np.ndarray | None = None  # the rail samples at the last check
 
     @property
     def events(self) -> tuple:
@@ -105,7 +112,7 @@ class DriftWatch:
         self.recent.append(frame.image)
         due = not frame.index % self.every and not (
             frame.index % self.every_still
-            and det.still(self._warped(frame, det))
+            and (self._rails_still(frame.image) or det.still(self._warped(frame, det)))
             and not self.monitor.suspect
             and not self.follower.moving
             and self.follower.G is None  # once moved, a drift is checked every few frames
@@ -121,9 +128,35 @@ class DriftWatch:
                 self.jumps.append(Event(frame=st.jump_at, t=t, type=EventType.CAMERA_MOVED))
             self._checked = frame.index
             self._lost = st.failed
+            self._rail_ref = self._rails(frame.image)
         if self._lost or self.monitor.recalibrating:
             det = self._monitor(frame, det)
         return det, self._warped(frame, det)
+
+    def _rails(self, image: np.ndarray) -> np.ndarray:
+        """(M,3) uint8 BGR of ``image`` (recorded px) at the monitor's nose profiles (the
+        middle line of each, every other sample): the pixels a camera move changes."""
+        xy = self.monitor.xy
+        if self._rail_ix is None or self._rail_ix[0] is not xy:
+            p = np.rint(xy[:, :, xy.shape[2] // 2, ::2].reshape(-1, 2))
+            h, w = image.shape[:2]
+            ok = np.isfinite(p).all(axis=1)
+            ok[ok] &= (p[ok] >= 0).all(axis=1) & (p[ok, 0] < w) & (p[ok, 1] < h)
+            ij = p[ok].astype(int)
+            self._rail_ix = (xy, ij[:, 1], ij[:, 0])
+        return image[self._rail_ix[1], self._rail_ix[2]]
+
+    def _rails_still(self, image: np.ndarray) -> bool:
+        """True when the picture across the cushion noses is the one of the last check
+        (at most :data:`RAIL_CHANGED` samples moved by more than :data:`RAIL_LEVEL`,
+        compression noise): the camera has not moved since, whatever the balls do."""
+        if self._rail_ref is None or image.shape[:2] != (self.size[1], self.size[0]):
+            return False
+        now = self._rails(image)
+        if now.shape != self._rail_ref.shape:
+            return False
+        moved = cv2.absdiff(now, self._rail_ref).max(axis=1) > RAIL_LEVEL
+        return int(np.count_nonzero(moved)) <= RAIL_CHANGED
 
     def _monitor(self, frame, det: Detector) -> Detector:
         """The monitor's own path: confirm the move, record it, recalibrate."""
