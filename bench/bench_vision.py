@@ -10,6 +10,9 @@
   ``SPEED_LOOPS`` times into one file) in a child process with ``OMP_NUM_THREADS=1`` (one
   core), against plain decoding of the same file with one decoder thread; wall and CPU
   time of both, their ratios and the replay's peak RSS.
+* Stages: the same replay in a one-core child with each stage's CPU time counted
+  (``time.process_time`` around decoding, the drift check, detection and its parts,
+  tracking): CPU ms a frame per stage, to see where the 8.3 ms a frame of 4x go.
 * Memory: the clip looped in-process (``vision.capture.LoopedSource``) for 30 minutes of
   video (54000 frames) or as many as fit in ``MEMORY_BUDGET_S``; RSS sampled every
   ``RSS_EVERY`` frames: first, last, peak and the slope.
@@ -17,8 +20,9 @@
 The memory loop's length and bound come from the environment where set:
 ``TABLEMON_BENCH_MEMORY_MINUTES`` (minutes of video, 30 by default, 1.67 with ``--quick``)
 and ``TABLEMON_BENCH_MEMORY_BUDGET_S`` (seconds of wall time it may take, 0: no bound).
-Speed or memory alone (without the accuracy clips):
-``python -m bench.bench_vision speed [--loops 8]`` and
+Speed, stages or memory alone (without the accuracy clips):
+``python -m bench.bench_vision speed [--loops 8]``,
+``python -m bench.bench_vision stages [--loops 8]`` and
 ``python -m bench.bench_vision memory --minutes 30 --budget-s 0`` (both ``--out DIR``).
 Each prints the load average it started under: figures are only comparable on a quiet
 machine (load below about 1.5).
@@ -105,6 +109,21 @@ REPLAY = (
     + "print(u.ru_utime+u.ru_stime, int(hwm)//1024)\nsys.exit(rc)\n"
 )
 MEMORY = "import sys\nfrom bench.bench_vision import memory_child\nmemory_child(*sys.argv[1:])\n"
+STAGES = "import sys\nfrom bench.bench_vision import stages_child\nstages_child(*sys.argv[1:])\n"
+# stage label -> (module, attribute path) of the function whose CPU time it counts; the
+# indented ones run inside "detect" (and "refine" inside "pack")
+STAGE_FUNCS = (
+    ("decode", "vision.capture", "VideoSource._read"),
+    ("drift check", "vision.register", "DriftWatch.step"),
+    ("detect", "vision.detect", "Detector.detect"),
+    ("  change test", "vision.detect", "Detector._changed"),
+    ("  foreground", "vision.detect", "Detector.foreground"),
+    ("  components", "vision.detect", "components"),
+    ("  blob split", "vision.detect", "fit_blob"),
+    ("  pack", "vision.detect", "Detector._pack"),
+    ("    refine", "vision.detect", "refine_centres"),
+    ("track", "vision.track", "Tracker.update"),
+)
 SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
 MEMORY_FRAMES = 54000  # 30 minutes at 30 fps
 MEMORY_BUDGET_S = 420.0  # ... or as many frames as fit in this many seconds
@@ -268,6 +287,68 @@ def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) ->
     Path(out).write_text(json.dumps(doc))
 
 
+def stages_child(video: str, calib_path: str, out: str) -> None:
+    """In a child process: replay ``video`` with every function of :data:`STAGE_FUNCS`
+    wrapped by a CPU-time counter; JSON of the seconds per stage to ``out``."""
+    import importlib
+
+    from vision.replay import track_video
+
+    spent: dict[str, float] = {}
+
+    def counted(label: str, f):
+        def g(*a, **k):
+            c = time.process_time()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - c
+
+        return g
+
+    for label, module, name in STAGE_FUNCS:
+        owner = importlib.import_module(module)
+        *path, attr = name.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, attr, counted(label, getattr(owner, attr)))
+    calib = read_calibration(calib_path)
+    c0 = time.process_time()
+    res = track_video(video, calib, load_table(calib.data.table))
+    doc = {"frames": res.frames, "cpu_s": time.process_time() - c0, "stages": spent}
+    Path(out).write_text(json.dumps(doc))
+
+
+def stages(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
+    """CPU ms a frame of each replay stage (:data:`STAGE_FUNCS`) on the speed video, in a
+    one-core child; ``track_video`` in all, set-up included (not the CLI's imports and
+    shots)."""
+    video = looped_video(base, loops) if loops > 1 else base.with_suffix(".mp4")
+    out = tmp / "stages.json"
+    load = _load()
+    _child(STAGES, [str(video), f"{base}.calib.json", str(out)])
+    doc = json.loads(out.read_text())
+    n = max(1, doc["frames"])
+    ms = {k: 1000.0 * doc["stages"].get(k, 0.0) / n for k, _, _ in STAGE_FUNCS}
+    return {
+        "video": video.name,
+        "frames": doc["frames"],
+        "track_video_ms": 1000.0 * doc["cpu_s"] / n,
+        "stage_ms": ms,
+        "load_average": load,
+    }
+
+
+def _print_stages(st: dict) -> None:
+    print(
+        f"stages ({st['video']}, {st['frames']} frames, one core): CPU ms a frame, "
+        f"track_video {st['track_video_ms']:.2f} in all; load average "
+        f"{st['load_average']:.1f} at the start"
+    )
+    for label, v in st["stage_ms"].items():
+        print(f"  {label:16s} {v:6.2f}")
+
+
 def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     """Memory over a long replay: the clip looped for ``frames`` frames (30 minutes at
     30 fps by default) in a one-core child, bounded by ``budget_s`` seconds; RSS of the
@@ -398,10 +479,10 @@ def _speed_clip(out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bench.bench_vision speed|memory``: only the speed or the memory part,
-    printed and written to ``OUT/vision-speed.json`` / ``OUT/vision-memory.json``."""
+    """``python -m bench.bench_vision speed|stages|memory``: only that part, printed and
+    written to ``OUT/vision-PART.json``."""
     ap = argparse.ArgumentParser(prog="python -m bench.bench_vision")
-    ap.add_argument("part", choices=("speed", "memory"))
+    ap.add_argument("part", choices=("speed", "stages", "memory"))
     ap.add_argument("--out", default="bench/out")
     ap.add_argument("--loops", type=int, default=SPEED_LOOPS, help="speed: clip repeats")
     ap.add_argument("--minutes", type=float, default=30.0, help="memory: minutes of video")
@@ -414,6 +495,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.part == "speed":
         res = speed(base, base.parent, args.loops)
         _print_speed(res)
+    elif args.part == "stages":
+        res = stages(base, base.parent, args.loops)
+        _print_stages(res)
     else:
         frames = max(1, int(round(args.minutes * 60 * 30)))
         res = memory(base, base.parent, frames, args.budget_s)
