@@ -96,20 +96,17 @@ KMEANS_RACK = 24  # ... unless compact and under this: a rack measured large (ha
 KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
 
 
-KMEANS_RETRY = 6  # k-means++ attempts of the second look at a fit with too many balls
-
-
-def _kmeans(pts: np.ndarray, k: int, coarse: bool = False, attempts: int = 2) -> np.ndarray:
-    """``k`` cluster centres of the blob pixels ``pts`` (work px): ``attempts`` k-means++
-    attempts on every pixel, or (``coarse``: a blob larger than any cluster of balls) one
-    attempt on every ``n``-th pixel, about :data:`KMEANS_POINTS` of them."""
+def _kmeans(pts: np.ndarray, k: int, coarse: bool = False) -> np.ndarray:
+    """``k`` cluster centres of the blob pixels ``pts`` (work px): two k-means++ attempts
+    on every pixel, or (``coarse``: a blob larger than any cluster of balls) one attempt on
+    every ``n``-th pixel, about :data:`KMEANS_POINTS` of them."""
     if k == 1:
         return pts.mean(axis=0, keepdims=True)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.02)
     cv2.setRNGSeed(12345)
     step = max(1, len(pts) // KMEANS_POINTS) if coarse else 1
     sub = pts[::step] if step > 1 else pts
-    attempts = attempts if step == 1 else 1
+    attempts = 2 if step == 1 else 1
     _, _, centres = cv2.kmeans(sub, k, None, crit, attempts, cv2.KMEANS_PP_CENTERS)
     return centres.astype(float)
 
@@ -150,17 +147,13 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     best: tuple[float, np.ndarray, float] | None = None
     for k in range(lo, hi + 1):
-        fit = _scored(mask, pts, k, r, coarse)
-        if best is None or fit[0] < best[0]:
-            best = fit
-    # k-means can settle with two centres in one ball and one across two (a tight rack
-    # of one colour): a fit with more balls than the area holds is compared with fewer
-    # balls from more starts
-    if not coarse and len(best[1]) > n_est + 1:
-        for k in range(max(lo, int(np.ceil(n_est))), len(best[1])):
-            fit = _scored(mask, pts, k, r, coarse, KMEANS_RETRY)
-            if fit[0] < best[0]:
-                best = fit
+        c = _kmeans(pts, k, coarse)
+        cost, unexplained = _disk_cost(mask, c, r)
+        cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
+        # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
+        cost += UNEXPLAINED_EXTRA * max(0.0, unexplained * area - 0.5 * ball_area)
+        if best is None or cost < best[0]:
+            best = (cost, c, unexplained)
     _, centres, unexplained = best
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained)
@@ -179,21 +172,6 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
         if len(peaks):
             return BlobFit(peaks, residual=unexplained, partial=True)
     return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained)
-
-
-def _scored(
-    mask: np.ndarray, pts: np.ndarray, k: int, r: float, coarse: bool, attempts: int = 2
-) -> tuple[float, np.ndarray, float]:
-    """(cost, (k,2) centres, unexplained share) of ``k`` balls of radius ``r`` px found by
-    k-means on the blob's pixels ``pts`` (work px): the disks' misfit, plus a ball's
-    share per ball (fewer balls where the fit is as good), plus the uncovered pixels
-    beyond half a ball's area (not a ball left out)."""
-    ball_area = np.pi * r * r
-    c = _kmeans(pts, k, coarse, attempts)
-    cost, unexplained = _disk_cost(mask, c, r)
-    cost += 0.15 * ball_area * k
-    cost += UNEXPLAINED_EXTRA * max(0.0, unexplained * len(pts) - 0.5 * ball_area)
-    return cost, c, unexplained
 
 
 def _dt_peaks(mask: np.ndarray, r: float) -> np.ndarray:
