@@ -59,6 +59,7 @@ class TrackerConfig:
     coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
     coast_skittle_s: float = 30.0  # a skittle lies where it fell until it is stood up again
     mature_hits: int = 15  # detections before a vanished ball at rest is believed hidden
+    home_frames: int = 15  # measured frames at rest before a ball's place is its home
     empty_frames: int = 3  # a ball predicted onto empty cloth or another ball this long is gone
     rest_speed_mm_s: float = 60.0  # below this a ball counts as at rest
     pocket_reach_balls: float = 1.5  # how far from a pocket mouth a ball can vanish into it
@@ -90,6 +91,8 @@ class _Track:
     occluded: bool = False
     moving_run: int = 0  # consecutive measured frames at speed (not at rest)
     empty_run: int = 0  # consecutive frames predicted onto visibly empty cloth
+    rest_run: int = 0  # consecutive measured frames at rest
+    home_xy: np.ndarray | None = None  # where it rested home_frames frames (mm); None once rolling
     misses: int = 0  # frames missed while tentative
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
@@ -270,6 +273,39 @@ class Tracker:
         r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, big))
         return [(int(i), int(cols[j])) for i, j in zip(r, c, strict=True) if cost[i, j] < big]
 
+    def _home(
+        self, live: list[_Track], det: Detections, used_t: set[int], used_d: set[int]
+    ) -> list[tuple[int, int]]:
+        """A ball seen again where it rested (within a radius of its home, table mm) while
+        its track coasts elsewhere (a false detection under an arm drew it away) is that
+        ball: no other ball can lie within a radius of a resting one. Its filter restarts
+        at rest there. Pairs (index in ``live``, detection)."""
+        R = self.table.ball_radius
+        ts = [
+            i
+            for i, t in enumerate(live)
+            if i not in used_t
+            and t.state == "active"
+            and t.home_xy is not None
+            and np.hypot(*(t.x[:2] - t.home_xy)) > R
+        ]
+        ds = np.array([j for j in range(len(det)) if j not in used_d], int)
+        if not ts or not len(ds):
+            return []
+        home = np.array([live[i].home_xy for i in ts])
+        d = np.linalg.norm(home[:, None, :] - det.xy[ds][None, :, :], axis=2)
+        tcls = np.array([live[i].cls for i in ts], object)
+        d[tcls[:, None] != np.asarray(det.cls, object)[ds][None, :]] = np.inf
+        d[d > R] = np.inf
+        r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
+        out = [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
+        for i, j in out:
+            t = live[i]
+            t.x = np.r_[det.xy[j], 0.0, 0.0]
+            t.pa, t.pb = 4.0, 0.0
+            t.last_xy = det.xy[j].copy()
+        return out
+
     def _lately(self, tr: _Track, frame: int) -> bool:
         """Seen last frame, or within ``far_gate_misses`` frames with no actor near: a ball
         struck hard smears into the cloth for a frame or two (a dark ball on dark cloth, a
@@ -312,6 +348,8 @@ class Tracker:
         )
         pairs += [(rest_t[i], j) for i, j in far]
         used_d |= {j for _, j in far}
+        pairs += self._home(live, det, {i for i, _ in pairs}, used_d)
+        used_d |= {j for _, j in pairs}
         rows: list[tuple] = []
         matched = {}
         got = [live[i] for i, _ in pairs]
@@ -327,6 +365,11 @@ class Tracker:
             tr.last_v = tr.x[2:].copy()
             moving = self._lately(tr, det.frame) and step >= self.cfg.rest_speed_mm_s
             tr.moving_run = tr.moving_run + 1 if moving else 0
+            tr.rest_run = 0 if moving else tr.rest_run + 1
+            if tr.moving_run >= 2:  # rolling for real: it has left its home
+                tr.home_xy = None
+            elif tr.rest_run >= self.cfg.home_frames:
+                tr.home_xy = det.xy[j].copy()
             tr.last_xy = det.xy[j].copy()
             tr.last_seen, tr.last_t, tr.hits = det.frame, det.t, tr.hits + 1
             tr.occluded, tr.empty_run = False, 0
