@@ -32,6 +32,7 @@ from vision.background import still_cloth
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
+from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
 from vision.skittles import find_skittles
@@ -93,6 +94,8 @@ class Detector:
         self._cache: dict[tuple, BlobFit] = {}
         self._classifier = None  # the ONNX verifier, loaded when first needed
         self._static: dict[tuple, tuple] = {}
+        self.gain = np.ones(3, np.float32)  # the frame's exposure the cloth model is scaled to
+        self._exposure: ClothGain | None = None
         k = 5 if r0 * self.scale >= 3.5 else 3  # removes lines, rings and spots thinner than a ball
         self._kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         rk = 2 * int(round(r0 * self.scale)) + 1
@@ -187,7 +190,12 @@ class Detector:
         self._reset()
         pn = np.median(self.plate[inner], axis=0)
         self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
-        d = plate_distance(work[0], self.plate, self.pn)[inner]
+        self._pn0, self.gain = self.pn, np.ones(3, np.float32)
+        cloth = cv2.erode(self.geo.inner, self._local_kernel)[y : y + h, x : x + w] > 0
+        self._exposure = ClothGain(self._plate_box, cloth)
+        g0 = self._exposure.measure(work[0][y : y + h, x : x + w].astype(np.uint8))
+        first = work[0] / g0 if g0 is not None else work[0]  # its noise, not its exposure
+        d = plate_distance(first, self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
 
@@ -327,12 +335,28 @@ class Detector:
             self.reused += 1
             return replace(self._last, frame=frame.index, t=frame.t)
         self._measured = frame.index
+        self._expose(frame)
         if self._changed(frame):  # the reference: the first frame after the last change
             self._calm, self._ref = 0, self._crop(frame.image)
         else:
             self._calm += 1
         self._last = self._detect(frame)
         return self._last
+
+    def _expose(self, frame: Frame) -> None:
+        """Scale the cloth model to the frame's exposure and white balance when they
+        changed beyond noise (:mod:`vision.exposure`); the foreground is then computed
+        again everywhere."""
+        gain = self._exposure.update(self._crop(frame.image)) if self._exposure else None
+        if gain is None:
+            return
+        ratio = gain / self.gain
+        self.plate_full *= ratio
+        if not np.shares_memory(self.plate, self.plate_full):  # _plate_box: a view of it
+            self.plate *= ratio
+        pn = self._pn0 * gain
+        self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
+        self.gain, self._held, self._static = gain, None, {}
 
     def _detect(self, frame: Frame) -> Detections:
         img = frame.image
@@ -574,7 +598,7 @@ class Detector:
             cloth = self.plate_full[v, u]
             bgr[k] = np.clip(cloth + (bgr[k] - cloth) * stretch[k], 0, 255)
         kind = self.table.kind
-        basic = basic_colours(bgr)
+        basic = basic_colours(bgr / self.gain)  # the colour under the model's exposure
         cls = np.array([game_class(b, kind) for b in basic], object)
         colour_ok = np.array([is_ball_colour(c, kind) for c in basic], bool)
         blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}
