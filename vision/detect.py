@@ -598,7 +598,7 @@ class Detector:
             cloth = self.plate_full[v, u]
             bgr[k] = np.clip(cloth + (bgr[k] - cloth) * stretch[k], 0, 255)
         kind = self.table.kind
-        basic = basic_colours(bgr / self.gain)  # the colour under the model's exposure
+        basic = basic_colours(bgr)
         cls = np.array([game_class(b, kind) for b in basic], object)
         colour_ok = np.array([is_ball_colour(c, kind) for c in basic], bool)
         blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}

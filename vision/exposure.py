@@ -21,11 +21,16 @@ from __future__ import annotations
 import numpy as np
 
 SAMPLES = 400  # cloth pixels sampled (work px)
-AGREE = 0.12  # a sample agrees: each channel's ratio within this share of the median's
-MIN_AGREE = 0.6  # least share of samples that agree for a measurement
+AGREE = 0.15  # a sample agrees: each channel's ratio within this share of the median's
+MIN_AGREE = 0.5  # more than this share of the samples agree for a measurement
 DEAD_BAND = 0.05  # a gain within this of 1 in every channel is noise: the model as fitted
 STEP = 0.03  # the model is rescaled when the gain moved this much from the applied one
 DARKEST = 20.0  # samples darker than this in the model (8-bit) are not cloth to measure
+# the model is only darkened: a frame brighter than it already differs from it mostly
+# along the cloth's colour, which counts at colour.BRIGHT_WEIGHT, while a model brightened
+# towards 255 leaves saturated balls too little contrast (uk8ball frames 140-152, gain
+# 1.36/1.49/1.23 BGR: the rack went missing in most frames)
+BRIGHTEN = False
 GAIN_RANGE = (0.4, 2.5)  # gains beyond this are not an exposure change (lights off, a cover)
 
 
@@ -59,7 +64,7 @@ class ClothGain:
         if not np.all(med > 0):
             return None
         ok = np.all(np.abs(ratio / med - 1.0) < AGREE, axis=1)
-        if ok.sum() < MIN_AGREE * n:
+        if ok.sum() <= MIN_AGREE * n:
             return None
         gain = px[ok].sum(axis=0) / self.ref[ok].sum(axis=0)
         if np.any(gain < GAIN_RANGE[0]) or np.any(gain > GAIN_RANGE[1]):
@@ -73,6 +78,8 @@ class ClothGain:
         gain = self.measure(small)
         if gain is None:
             return None
+        if not BRIGHTEN:  # a channel brighter than the model keeps the model's level
+            gain = np.minimum(gain, 1.0)
         if np.all(np.abs(gain - 1.0) < DEAD_BAND):
             gain = np.ones(3, np.float32)
         if np.all(np.abs(gain - self.applied) < STEP):
