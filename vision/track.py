@@ -54,6 +54,8 @@ class TrackerConfig:
     confirm_hits: int = 3  # detections needed to confirm a new ball
     confirm_window: int = 5  # ... within this many frames of its first detection
     tentative_misses: int = 1  # ... missing in at most this many of them
+    start_window: int = 15  # balls seen in the video's first frame: a longer window (a
+    start_misses: int = 10  # hand-held camera's first frames may be blurred or shaken)
     coast_moving_s: float = 0.5  # a moving ball lost in the open coasts this long
     coast_occluded_s: float = 30.0  # a ball hidden near an actor (arm, body) coasts this long
     coast_rest_s: float = 3.0  # a ball at rest that vanished with no actor near
@@ -141,6 +143,7 @@ class Tracker:
         self._name_counts: Counter = Counter()
         self._last_t: float | None = None
         self._frames_seen = 0
+        self._start: int | None = None  # the first frame this tracker was given
         self._reader = None  # vision.numbers.NumberReader, loaded when first needed
         self._pockets = np.array(  # drop circles: centre x, y and radius, mm
             [(*p.centre, p.mouth_mm / 2) for p in table.pockets], float
@@ -328,6 +331,8 @@ class Tracker:
         ``empty_frames`` frames is not hidden but gone (lost)."""
         self._frame = det.frame
         self._frames_seen += 1
+        if self._start is None:
+            self._start = det.frame
         dt = 1 / 30 if self._last_t is None else max(1e-3, det.t - self._last_t)
         self._last_t = det.t
         live = [t for t in self.tracks if t.state in ("tentative", "active")]
@@ -413,7 +418,7 @@ class Tracker:
                 tr.pending.append(row)
                 if tr.hits >= self.cfg.confirm_hits:
                     rows += self._confirm(tr)
-                elif det.frame - tr.first_frame >= self.cfg.confirm_window:
+                elif det.frame - tr.first_frame >= self._window(tr)[0]:
                     tr.state = "dropped"
             else:
                 rows.append((*row[:2], tr.label, *row[3:]))
@@ -435,13 +440,22 @@ class Tracker:
             None if np.isnan(v) else v,
         )
 
+    def _window(self, tr: _Track) -> tuple[int, int]:
+        """(frames to gather ``confirm_hits`` in, misses allowed) for a tentative track: a
+        ball already there in the video's first frame (at rest, the table as play left it)
+        gets ``start_window``/``start_misses``, every later newcomer the usual ones."""
+        if tr.first_frame == self._start:
+            return self.cfg.start_window, self.cfg.start_misses
+        return self.cfg.confirm_window, self.cfg.tentative_misses
+
     def _missed(self, tr: _Track, det: Detections) -> None:
         if tr.state == "tentative":  # it may still gather its hits within the window ...
             tr.misses += 1
-            late = det.frame - tr.first_frame >= self.cfg.confirm_window
+            window, misses = self._window(tr)
+            late = det.frame - tr.first_frame >= window
             # ... where a ball's centre can lie (not on or beyond a cushion's nose)
             inside = self.table.on_surface(tr.x[0], tr.x[1], margin=0.5 * self.table.ball_radius)
-            if late or tr.misses > self.cfg.tentative_misses or not inside:
+            if late or tr.misses > misses or not inside:
                 tr.state = "dropped"
             return
         cfg, D = self.cfg, self.table.ball_mm
