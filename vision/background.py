@@ -157,8 +157,16 @@ def still_cloth(
     if not len(found):
         return np.zeros((h, w), bool)
     r = geo.radii_at(found[:, 0], found[:, 1])  # video px
-    ball = plate_distance(median.astype(np.float32), cloth.astype(np.float32), pn) > EDGE
-    return cloth_under((found + 0.5) / s - 0.5, r, side, ball)
+    centres = (found + 0.5) / s - 0.5
+    ball = np.zeros((h, w), bool)  # the colour distance only where cloth_under looks
+    for (u, v), rr in zip(centres, r, strict=True):
+        k = int(np.ceil(STILL_REACH * rr)) + 2
+        x0, y0 = max(0, int(u) - k), max(0, int(v) - k)
+        x1, y1 = min(w, int(u) + k + 2), min(h, int(v) + k + 2)
+        win = (slice(y0, y1), slice(x0, x1))
+        d = plate_distance(median[win].astype(np.float32), cloth[win].astype(np.float32), pn)
+        ball[win] = d > EDGE
+    return cloth_under(centres, r, side, ball)
 
 
 def _disk(r: float) -> np.ndarray:
