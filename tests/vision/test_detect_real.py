@@ -132,14 +132,15 @@ def _rows(tr: Tracker, frames: list[tuple[list, list]], empty=None) -> list:
 @pytest.mark.parametrize(
     "seen, first_row",
     [
-        ([0, 2, 3, 4, 5, 6], 0),  # missed once while new: confirmed, rows from frame 0
-        ([0, 1, 2, 3, 4, 5], 0),
-        ([0, 3, 4, 5, 6, 7], 3),  # missed twice: the first sighting is dropped
+        ([1, 3, 4, 5, 6, 7], 1),  # missed once while new: confirmed, rows from frame 1
+        ([1, 2, 3, 4, 5, 6], 1),
+        ([1, 4, 5, 6, 7, 8], 4),  # missed twice: the first sighting is dropped
+        ([0, 3, 4, 5, 6, 7], 0),  # ... but a ball in the video's first frame waits longer
     ],
 )
 def test_a_new_ball_missed_once_keeps_its_first_rows(seen, first_row):
     t = load_table("pool-9ft")
-    frames = [([[700.0, 400.0]], ["red"]) if k in seen else ([], []) for k in range(8)]
+    frames = [([[700.0, 400.0]], ["red"]) if k in seen else ([], []) for k in range(9)]
     rows = _rows(Tracker(t), frames)
     assert rows and min(f for f, _, _ in rows) == first_row
     assert all(v == (f in seen) for f, _, v in rows)
