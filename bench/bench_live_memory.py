@@ -17,26 +17,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-from bench.bench_vision import ONE_CORE, _child, _load, _speed_clip
+from bench.bench_vision import (
+    ONE_CORE,
+    _child,
+    _load,
+    _speed_clip,
+    hwm_mib,
+    rss_mib,
+    rss_summary,
+)
 
 CHILD = "import sys\nfrom bench.bench_live_memory import child\nchild(*sys.argv[1:])\n"
 RSS_EVERY = 1000  # frames between RSS samples (fewer on a short run)
-
-
-def _rss_mib() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def _hwm_mib() -> float:
-    """This process's own peak RSS (MiB), not its parent's."""
-    with open("/proc/self/status") as f:
-        return next(int(x.split()[1]) for x in f if x.startswith("VmHWM")) / 1024
 
 
 def child(base: str, frames: str, out: str, every: str) -> None:
@@ -55,7 +51,7 @@ def child(base: str, frames: str, out: str, every: str) -> None:
         process = make_processor(calib.data.table, calib, fps=src.fps)
         for f in src:
             if f.index % int(every) == 0:
-                samples.append((f.index, time.process_time() - c0, _rss_mib()))
+                samples.append((f.index, time.process_time() - c0, rss_mib()))
             shots += len(process(f.image, f.t))
     doc = {
         "frames": int(frames),
@@ -63,8 +59,8 @@ def child(base: str, frames: str, out: str, every: str) -> None:
         "wall_s": time.perf_counter() - t0,
         "cpu_s": time.process_time() - c0,
         "samples": samples,
-        "final_rss_mib": _rss_mib(),
-        "peak_rss_mib": _hwm_mib(),
+        "final_rss_mib": rss_mib(),
+        "peak_rss_mib": hwm_mib(),
     }
     Path(out).write_text(json.dumps(doc))
 
@@ -78,18 +74,12 @@ def live_memory(base: Path, tmp: Path, frames: int) -> dict:
     _child(CHILD, [str(base), str(frames), str(out), str(every)])
     doc = json.loads(out.read_text())
     s = doc["samples"]
-    first, last = s[1] if len(s) > 2 else s[0], s[-1]
-    mid = s[len(s) // 2]
     return {
         "frames": doc["frames"],
         "video_minutes": doc["frames"] / 30.0 / 60.0,
         "shots": doc["shots"],
         "cpu_fps": doc["frames"] / max(doc["cpu_s"], 1e-9),
-        "rss_first_mib": first[2],
-        "rss_last_mib": last[2],
-        "rss_peak_mib": doc["peak_rss_mib"],
-        "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / max(1, last[0] - first[0]),
-        "rss_slope_second_half": (last[2] - mid[2]) * 1000.0 / max(1, last[0] - mid[0]),
+        **rss_summary(s, doc["peak_rss_mib"]),
         "rss_every_frames": every,
         "samples": s,
         "load_average": load,

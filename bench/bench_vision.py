@@ -247,19 +247,38 @@ def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
     }
 
 
+def rss_mib() -> float:
+    """This process's resident set now, MiB."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def hwm_mib() -> float:
+    """This process's own peak resident set (VmHWM), MiB; not its parent's, as ru_maxrss."""
+    with open("/proc/self/status") as f:
+        return next(int(x.split()[1]) for x in f if x.startswith("VmHWM")) / 1024
+
+
+def rss_summary(samples: list, peak_mib: float) -> dict:
+    """RSS figures of ``samples`` (frame, cpu s, RSS MiB): the first (after the first
+    sample's warm-up) and last, the peak, and the slopes in MiB per 1000 frames overall
+    and over the second half (past the warm-up of the allocator)."""
+    first, last = samples[1] if len(samples) > 2 else samples[0], samples[-1]
+    mid = samples[len(samples) // 2]
+    return {
+        "rss_first_mib": first[2],
+        "rss_last_mib": last[2],
+        "rss_peak_mib": peak_mib,
+        "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / max(1, last[0] - first[0]),
+        "rss_slope_second_half": (last[2] - mid[2]) * 1000.0 / max(1, last[0] - mid[0]),
+    }
+
+
 def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) -> None:
     """In a child process: track ``base``.mp4 looped for ``frames`` frames (or until
     ``budget_s`` seconds passed), sampling RSS every ``every`` frames; JSON to ``out``."""
     from vision.capture import LoopedSource
     from vision.replay import track_video
-
-    def rss_mib() -> float:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-    def hwm_mib() -> float:  # this process's own peak (not its parent's, as ru_maxrss)
-        with open("/proc/self/status") as f:
-            return next(int(x.split()[1]) for x in f if x.startswith("VmHWM")) / 1024
 
     samples: list[tuple[int, float, float]] = []
     t0, c0 = time.perf_counter(), time.process_time()
@@ -360,9 +379,6 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     _child(MEMORY, [str(base), str(frames), str(budget_s), str(out), str(every)])
     doc = json.loads(out.read_text())
     s = doc["samples"]
-    first, last = s[1] if len(s) > 2 else s[0], s[-1]
-    span = max(1, last[0] - first[0])
-    mid = s[len(s) // 2]  # the second half: past the warm-up of the allocator
     fps = doc["frames"] / max(doc["cpu_s"], 1e-9)
     return {
         "frames_asked": frames,
@@ -371,11 +387,7 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
         "rows": doc["rows"],
         "wall_s": doc["wall_s"],
         "cpu_fps": fps,
-        "rss_first_mib": first[2],
-        "rss_last_mib": last[2],
-        "rss_peak_mib": doc["peak_rss_mib"],
-        "rss_slope_mib_per_1000_frames": (last[2] - first[2]) * 1000.0 / span,
-        "rss_slope_second_half": (last[2] - mid[2]) * 1000.0 / max(1, last[0] - mid[0]),
+        **rss_summary(s, doc["peak_rss_mib"]),
         "rss_every_frames": every,
         "budget_s": budget_s,
         "load_average": load,
