@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 import shutil
 
 import numpy as np
 import pytest
+from vision_scene import away, facing
 
 from contract.tables import load_table
 from synth.camera import Camera, random_camera
@@ -20,24 +20,6 @@ from vision.classify import MODEL_DIR, BallClassifier, Classified, extract_patch
 @pytest.fixture(scope="module")
 def clf() -> BallClassifier:
     return BallClassifier.load()
-
-
-def _facing(view: np.ndarray, spin: float) -> tuple[float, ...]:
-    """A rotation whose number pole (body z) points along ``view``, spun by ``spin`` rad."""
-    u = view / np.linalg.norm(view)
-    e1 = np.cross(u, [0.0, 0.0, 1.0] if abs(u[2]) < 0.9 else [1.0, 0.0, 0.0])
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(u, e1)
-    a, b = math.cos(spin) * e1 + math.sin(spin) * e2, -math.sin(spin) * e1 + math.cos(spin) * e2
-    return tuple(float(v) for v in np.c_[a, b, u].ravel())
-
-
-def _away(view: np.ndarray) -> tuple[float, ...]:
-    """A rotation whose poles lie across the line of sight (no number readable)."""
-    u = view / np.linalg.norm(view)
-    side = np.cross(u, [0.0, 1.0, 0.0])
-    side /= np.linalg.norm(side)
-    return tuple(float(v) for v in np.c_[np.cross(side, u), u, side].ravel())
 
 
 def _render(
@@ -80,7 +62,7 @@ def pyramid_frame():
     where = [(t.L * (0.3 + 0.045 * i), t.W * (0.38 + 0.24 * (i % 2))) for i in range(len(infos))]
 
     def rots(bid, view):
-        return _away(view) if bid in ("2", "yellow") else _facing(view, 0.4 * int(bid))
+        return away(view) if bid in ("2", "yellow") else facing(view, 0.4 * int(bid))
 
     return infos, _render("pyramid-12ft", infos, where, rots, zoom=1.6)
 
@@ -129,7 +111,7 @@ def test_carom_colours_and_skittles(clf: BallClassifier, seed: int) -> None:
     where = [(600.0, 400.0), (2200.0, 1000.0), (900.0, 1100.0)]
     sk = {k: SkittlePose(x, y) for k, (x, y) in t.skittle_spots.items()}
     img, uv, r, cam = _render(
-        "carom-match", infos, where, lambda b, v: _away(v), skittles=sk, seed=seed
+        "carom-match", infos, where, lambda b, v: away(v), skittles=sk, seed=seed
     )
     out = clf.classify(img, uv, r)
     assert list(out.colour) == ["white", "yellow", "red"]

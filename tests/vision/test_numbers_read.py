@@ -4,10 +4,9 @@ fifteen figures facing the camera at assorted turns, balls turned away and the y
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
+from vision_scene import away, facing
 
 from contract.tables import load_table
 from synth.camera import Camera, random_camera
@@ -15,24 +14,6 @@ from synth.render import Renderer
 from synth.render_balls import silhouette
 from synth.world import BallInfo, BallPose, WorldFrame
 from vision.numbers import P_VIEW, NumberReader, evidence
-
-
-def _facing(view: np.ndarray, spin: float) -> tuple[float, ...]:
-    """A rotation whose number pole (body z) points along ``view``, spun by ``spin`` rad."""
-    u = view / np.linalg.norm(view)
-    e1 = np.cross(u, [0.0, 0.0, 1.0])
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(u, e1)
-    a, b = math.cos(spin) * e1 + math.sin(spin) * e2, -math.sin(spin) * e1 + math.cos(spin) * e2
-    return tuple(float(v) for v in np.c_[a, b, u].ravel())
-
-
-def _away(view: np.ndarray) -> tuple[float, ...]:
-    """A rotation whose poles lie across the line of sight (no number readable)."""
-    u = view / np.linalg.norm(view)
-    side = np.cross(u, [0.0, 1.0, 0.0])
-    side /= np.linalg.norm(side)
-    return tuple(float(v) for v in np.c_[np.cross(side, u), u, side].ravel())
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +33,7 @@ def read():
     for i, bid in enumerate(infos):
         x, y = table.L * (0.33 + 0.0375 * (i % 9)), table.W * (0.4 + 0.2 * (i // 9))
         view = np.asarray(cam.centre) - [x, y, R]
-        rot = _facing(view, 0.7 * i) if bid.isdigit() else _away(view)
+        rot = facing(view, 0.7 * i) if bid.isdigit() else away(view)
         poses[bid] = BallPose(x, y, R, rot=rot)
     img, vis = Renderer(table, [cam], infos, 3).render(WorldFrame(0, 0.0, poses, {}))
     assert all(vis.values())

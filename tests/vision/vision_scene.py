@@ -6,6 +6,7 @@ A top-down calibration maps table mm to pixels by ``px = offset + mm * scale``
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cv2
@@ -110,3 +111,22 @@ def path_tracks(
             vis = 0 if hidden and f in hidden.get(ident, range(0)) else 1
             rows.append((f, f / fps, ident, float(x), float(y), vis, None, None))
     return Tracks.from_rows(rows)
+
+
+def facing(view: np.ndarray, spin: float) -> tuple[float, ...]:
+    """A ball's rotation (row-major 3x3) whose number pole (body z) points along ``view``,
+    spun by ``spin`` rad about it."""
+    u = view / np.linalg.norm(view)
+    e1 = np.cross(u, [0.0, 0.0, 1.0] if abs(u[2]) < 0.9 else [1.0, 0.0, 0.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(u, e1)
+    a, b = math.cos(spin) * e1 + math.sin(spin) * e2, -math.sin(spin) * e1 + math.cos(spin) * e2
+    return tuple(float(v) for v in np.c_[a, b, u].ravel())
+
+
+def away(view: np.ndarray) -> tuple[float, ...]:
+    """A ball's rotation whose poles lie across the line of sight (no number readable)."""
+    u = view / np.linalg.norm(view)
+    side = np.cross(u, [0.0, 1.0, 0.0])
+    side /= np.linalg.norm(side)
+    return tuple(float(v) for v in np.c_[np.cross(side, u), u, side].ravel())
