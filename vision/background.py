@@ -71,8 +71,7 @@ def still_balls(
     # a pocket's hole and deep shadows are dark: never part of a still ball (nor is a
     # black one: it cannot be told from a hole)
     fg = ((d > STILL_CONTRAST) & (median.max(axis=2) >= DARK)).astype(np.float32)
-    k = max(1, int(round(0.8 * radius)))
-    disk = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)).astype(np.float32)
+    disk = _disk(0.8 * radius).astype(np.float32)
     cover = cv2.filter2D(fg, -1, disk / disk.sum(), borderType=cv2.BORDER_CONSTANT)
     peak = cover >= cv2.dilate(cover, np.ones((3, 3), np.uint8)) - 1e-6
     fits = (cover >= STILL_COVER).astype(np.uint8)
