@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 python -m bench.bench_ballnet [--quick] [--clips DIR] [--json OUT.json]
         [--reader DIR]    # another number reader (a folder with manifest.json), for before/after
+        [--min-read-radius PX]   # read smaller balls than the tracker does (720p: 9.5)
 
 * Speed: ``BallClassifier.classify`` (patch cut + net) and ``NumberReader.read`` (tight
   patch cut + net, four quarter turns) per patch on one core, on a synthetic 1920x1080
@@ -35,8 +36,10 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.classify import MODEL_DIR, BallClassifier
 
-# name, scenario, seed, size, strokes kept (0: all): bench_vision's pyramid clips, and
-# three more at 1080p (balls at 720p are under 10 px in radius: almost no number visible)
+# name, scenario, seed, size, strokes kept (0: all): bench_vision's pyramid clips, three
+# more at 1080p, and two more breaks at 720p (balls 10-10.6 px in radius) whose seeds were
+# picked among pyramid-break 20..30 for the most balls whose number is ever visible (27: 8
+# balls, 21: 7; the other seeds 0-5), so that the 720p figure counts more than one ball
 CLIPS = (
     ("pyr-pots-1080", "pyramid-pots", 0, "1080", 0),
     ("pyr-break-1080", "pyramid-break", 8, "1080", 0),
@@ -45,6 +48,8 @@ CLIPS = (
     ("pyr-break-1080-s1", "pyramid-break", 1, "1080", 0),
     ("pyr-break-1080-s3", "pyramid-break", 3, "1080", 0),
     ("pyr-pots-1080-s5", "pyramid-pots", 5, "1080", 0),
+    ("pyr-break-720-s27", "pyramid-break", 27, "720", 0),
+    ("pyr-break-720-s21", "pyramid-break", 21, "720", 0),
 )
 QUICK_CLIPS = (("pyr-pots-1080-1stroke", "pyramid-pots", 0, "1080", 1),)
 FACING, MIN_R_PX, SMEAR_R, GATE_MM = 0.85, 10.0, 0.25, 50.0
@@ -101,17 +106,24 @@ def number_visibility(scen: str, seed: int, size: str, strokes: int) -> dict[int
     return out
 
 
-def live_rows(base: Path, reader_dir: Path | None = None):
+def live_rows(base: Path, reader_dir: Path | None = None, min_read_px: float | None = None):
     """Detect and track the clip ``base``.mp4 with its exact calibration, reading numbers
-    (with the reader in ``reader_dir`` when given, else the shipped one); returns (live
-    rows, renamed rows, seconds, number patches read per frame)."""
+    (with the reader in ``reader_dir`` when given, else the shipped one; balls of at least
+    ``min_read_px`` px radius when given, else ``TrackerConfig.min_read_radius_px``);
+    returns (live rows, renamed rows, seconds, number patches read per frame)."""
+    from dataclasses import replace
+
     from contract.calib import read_calibration
     from contract.tables import load_table
     from vision.capture import VideoSource
     from vision.detect import Detector
     from vision.replay import _concat, sample_frames
     from vision.track import Tracker
+    from vision.track_state import TrackerConfig
 
+    cfg = TrackerConfig()
+    if min_read_px is not None:
+        cfg = replace(cfg, min_read_radius_px=float(min_read_px))
     calib = read_calibration(f"{base}.calib.json")
     table = load_table(calib.data.table)
     path = str(base.with_suffix(".mp4"))
@@ -119,7 +131,7 @@ def live_rows(base: Path, reader_dir: Path | None = None):
     with VideoSource(path) as src:
         det = Detector(calib, table, src.size)
         det.fit_background(sample_frames(path))
-        tracker = Tracker(table)
+        tracker = Tracker(table, cfg)
         if reader_dir is not None:
             from vision.numbers import NumberReader
 
@@ -200,7 +212,9 @@ def _id_at(truth, rows, ball: str, frame: int) -> str:
     return ""
 
 
-def numbers(clips_dir: Path, quick: bool, reader_dir: Path | None = None) -> list[dict]:
+def numbers(
+    clips_dir: Path, quick: bool, reader_dir: Path | None = None, min_read_px: float | None = None
+) -> list[dict]:
     from synth.cli import make
 
     out = []
@@ -209,7 +223,7 @@ def numbers(clips_dir: Path, quick: bool, reader_dir: Path | None = None) -> lis
         if not (base.with_suffix(".mp4").is_file() and Path(f"{base}.truth.csv").is_file()):
             make(scen, seed, size, clips_dir, name, strokes=strokes)
         vis = number_visibility(scen, seed, size, strokes)
-        rows, renamed, secs, reads = live_rows(base, reader_dir)
+        rows, renamed, secs, reads = live_rows(base, reader_dir, min_read_px)
         s = score_numbers(base, vis, rows)
         s.update(clip=name, size=size, seconds=secs, balls_read_per_frame=reads)
         ids = sorted({str(i) for i in renamed.id})
@@ -243,7 +257,11 @@ def summary(per_clip: list[dict]) -> dict:
 
 
 def run(
-    out_dir: Path, quick: bool, clips_dir: Path | None = None, reader_dir: Path | None = None
+    out_dir: Path,
+    quick: bool,
+    clips_dir: Path | None = None,
+    reader_dir: Path | None = None,
+    min_read_px: float | None = None,
 ) -> dict:
     """Figures for ``tablemon bench ballnet`` (written to ``out_dir/ballnet.json``)."""
     from vision.numbers import NumberReader
@@ -263,7 +281,7 @@ def run(
                 f"{net:>22} {r['batch']:>5} {r['cpu_ms_per_patch']:>13.3f}"
                 f" {r['wall_ms_per_patch']:>14.3f}"
             )
-    per_clip = numbers(clips_dir or out_dir / "vision-clips", quick, reader_dir)
+    per_clip = numbers(clips_dir or out_dir / "vision-clips", quick, reader_dir, min_read_px)
     print(
         f"\n{'clip':>22} {'balls':>6} {'right':>7} {'wrong':>7} {'unread':>7} | in shot:"
         f" {'balls':>5} {'right':>7} {'wrong':>7}"
@@ -305,10 +323,17 @@ def main() -> None:
     )
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--reader", type=Path, help="number reader folder (default models/ballnet)")
+    ap.add_argument(
+        "--min-read-radius",
+        type=float,
+        help="read balls of at least this radius, px (default TrackerConfig.min_read_radius_px)",
+    )
     a = ap.parse_args()
     from bench.cli import plain
 
-    figures = run(a.json.parent, a.quick, a.clips, a.reader)
+    if a.min_read_radius is not None and not a.min_read_radius > 0:
+        raise SystemExit(f"--min-read-radius must be > 0 px, got {a.min_read_radius}")
+    figures = run(a.json.parent, a.quick, a.clips, a.reader, a.min_read_radius)
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(plain(figures), indent=2) + "\n")
     print(f"wrote {a.json}")

@@ -65,13 +65,37 @@ def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: fl
     return -1
 
 
-def scene(seed: int, frames: int) -> dict[str, np.ndarray]:
-    """Tight number patches and labels of one random crowd scene of ``frames`` frames."""
+HARD_TILT_DEG = (15.0, 32.0)
+"""Pole-off-the-line-of-sight range (degrees) of the facing balls in ``hard`` scenes."""
+HARD_SPEED_MM_S = (150.0, 550.0)
+"""Speeds of the moving balls in ``hard`` scenes: a smear of about 0.1-0.25 r over 1/120 s."""
+
+
+def tilted_rot(view: np.ndarray, lo_deg: float, hi_deg: float, rng) -> tuple[float, ...]:
+    """A rotation whose pole (body z) is ``lo_deg``..``hi_deg`` degrees off ``view`` (unit,
+    table frame), either pole, spun at random about it (``dataset.facing_rot`` with a
+    lower bound on the tilt)."""
+    t = np.radians(rng.uniform(lo_deg, hi_deg))
+    a = rng.normal(size=3)
+    a -= (a @ view) * view
+    a /= np.linalg.norm(a)
+    u = (np.cos(t) * view + np.sin(t) * a) * (1 if rng.random() < 0.5 else -1)
+    e1 = rng.normal(size=3)
+    e1 -= (e1 @ u) * u
+    e1 /= np.linalg.norm(e1)
+    return tuple(float(v) for v in np.c_[e1, np.cross(u, e1), u].ravel())
+
+
+def scene(seed: int, frames: int, hard: bool = False) -> dict[str, np.ndarray]:
+    """Tight number patches and labels of one random crowd scene of ``frames`` frames.
+    ``hard``: the views the tracker reads unsure (the bench's unread balls): 85 % of the
+    numbered balls turned ``HARD_TILT_DEG`` off the line of sight, 35 % rolling slowly
+    (``HARD_SPEED_MM_S``), half the scenes at 720p."""
     from dataclasses import replace
 
-    rng = np.random.default_rng([seed, 91])
+    rng = np.random.default_rng([seed, 93 if hard else 91])
     table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
-    size = (1920, 1080) if rng.random() < 0.6 else (1280, 720)
+    size = (1920, 1080) if rng.random() < (0.5 if hard else 0.6) else (1280, 720)
     cam = random_camera(table, size, rng)
     infos = crowd_set(rng)
     rend = Renderer(table, [cam], infos, seed)
@@ -86,13 +110,17 @@ def scene(seed: int, frames: int) -> dict[str, np.ndarray]:
         balls = {}
         for b, (x, y) in pos.items():
             v = np.zeros(2)
-            if rng.random() < 0.15:
+            if rng.random() < (0.35 if hard else 0.15):
                 a = rng.uniform(0, 2 * np.pi)
-                v = rng.uniform(300, 4000) * np.array([np.cos(a), np.sin(a)])
+                speed = HARD_SPEED_MM_S if hard else (300, 4000)
+                v = rng.uniform(*speed) * np.array([np.cos(a), np.sin(a)])
             rot = random_rot(rng)
-            if infos[b].number is not None and rng.random() < 0.7:
-                view = C - [x, y, R]
-                rot = facing_rot(view / np.linalg.norm(view), 40.0, rng)
+            view = C - [x, y, R]
+            view = view / np.linalg.norm(view)
+            if infos[b].number is not None and hard and rng.random() < 0.85:
+                rot = tilted_rot(view, *HARD_TILT_DEG, rng)
+            elif infos[b].number is not None and rng.random() < 0.7:
+                rot = facing_rot(view, 40.0, rng)
             balls[b] = BallPose(x, y, R, vx=float(v[0]), vy=float(v[1]), rot=rot)
         acts = _actors(table, pos, rng) if rng.random() < 0.4 else ()
         img, vis = rend.render(WorldFrame(fi, fi / 30, balls, {}, acts))
@@ -140,7 +168,7 @@ def sheet(data: dict[str, np.ndarray], height: int, count: int = 48, seed: int =
     return np.vstack([np.hstack(tiles[k : k + 8]) for k in range(0, len(tiles), 8)])
 
 
-def _job(args: tuple[int, int]) -> dict[str, np.ndarray]:
+def _job(args: tuple[int, int, bool]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
 
@@ -149,7 +177,9 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def timed(out: str, seeds: range, frames: int, seconds: float, chunk: int, jobs: int) -> None:
+def timed(
+    out: str, seeds: range, frames: int, seconds: float, chunk: int, jobs: int, hard: bool = False
+) -> None:
     """Render scenes ``seeds`` on ``jobs`` processes until ``seconds`` of wall time have
     passed; every ``chunk`` finished scenes go to ``out/chunk_NNN.npz``."""
     t0 = time.time()
@@ -157,7 +187,7 @@ def timed(out: str, seeds: range, frames: int, seconds: float, chunk: int, jobs:
     parts: list[dict[str, np.ndarray]] = []
     n = total = 0
     with Pool(jobs) as pool:
-        for d in pool.imap_unordered(_job, [(s, frames) for s in seeds]):
+        for d in pool.imap_unordered(_job, [(s, frames, hard) for s in seeds]):
             parts.append(d)
             if len(parts) == chunk or time.time() - t0 > seconds:
                 np.savez(f"{out}/chunk_{n:03d}.npz", **_concat(parts))
@@ -179,9 +209,11 @@ def main() -> None:
     ap.add_argument("--sheet", help="write contact sheets of OUT (an existing .npz) instead")
     ap.add_argument("--seconds", type=float, help="render until this wall time, in chunks")
     ap.add_argument("--chunk", type=int, default=16, help="scenes a chunk (with --seconds)")
+    ap.add_argument("--hard", action="store_true", help="the hard views (see scene())")
     a = ap.parse_args()
     if a.seconds:
-        timed(a.out, range(a.seed, a.seed + a.scenes), a.frames, a.seconds, a.chunk, a.jobs)
+        seeds = range(a.seed, a.seed + a.scenes)
+        timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard)
         return
     if a.sheet:
         data = dict(np.load(a.out))
@@ -189,7 +221,7 @@ def main() -> None:
             cv2.imwrite(f"{a.sheet}_{h}.png", sheet(data, h))
             print(f"{a.sheet}_{h}.png")
         return
-    work = [(s, a.frames) for s in range(a.seed, a.seed + a.scenes)]
+    work = [(s, a.frames, a.hard) for s in range(a.seed, a.seed + a.scenes)]
     if a.jobs > 1:
         with Pool(a.jobs) as pool:
             parts = pool.map(_job, work, chunksize=1)

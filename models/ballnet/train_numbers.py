@@ -107,9 +107,10 @@ def train(
     device: str = "cpu",
     batch: int = 128,
     max_minutes: float | None = None,
+    lr: float | None = None,
 ) -> NumNet:
     """AdamW with a one-cycle schedule (peak 3e-3, or 1.5e-3 when continuing from the
-    weights ``init``), batch ``batch``, quarter-turn/gain/contrast/noise augmentation, and
+    weights ``init``; ``lr`` overrides the peak), batch ``batch``, quarter-turn/gain/contrast/noise augmentation, and
     with ``rotate`` a random turn by any angle and a small scale change (:func:`turn`).
     Data, augmentation and net all on ``device`` (``cpu`` or ``cuda``); with
     ``max_minutes`` training stops after the epoch that passes that wall time."""
@@ -120,7 +121,7 @@ def train(
     if init:
         model.load_state_dict(torch.load(init, map_location="cpu"))
     model = model.to(device)
-    peak = 1.5e-3 if init else 3e-3
+    peak = lr if lr else (1.5e-3 if init else 3e-3)
     x = torch.from_numpy(to_input(d["x"])).to(device)
     y = torch.from_numpy(d["number"].astype(np.int64)).to(device)
     bs = batch
@@ -204,6 +205,9 @@ def main() -> None:
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu or cuda")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--max-minutes", type=float, help="stop after the epoch past this time")
+    ap.add_argument(
+        "--lr", type=float, help="peak learning rate (default 3e-3, 1.5e-3 with --init)"
+    )
     ap.add_argument("--save", default="/tmp/numnet_last.pt", help="state dict written here")
     ap.add_argument("--weights", help="export these trained weights (.pt) without training")
     ap.add_argument("--no-export", action="store_true", help="train and save weights only")
@@ -216,7 +220,16 @@ def main() -> None:
         model.eval()
     else:
         model = train(
-            tr, a.epochs, a.seed, a.threads, a.init, a.rotate, a.device, a.batch, a.max_minutes
+            tr,
+            a.epochs,
+            a.seed,
+            a.threads,
+            a.init,
+            a.rotate,
+            a.device,
+            a.batch,
+            a.max_minutes,
+            a.lr,
         )
         torch.save(model.state_dict(), a.save)
     minutes = (time.time() - t0) / 60
