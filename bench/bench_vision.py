@@ -35,6 +35,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,6 +109,7 @@ REPLAY = (
     + HWM
     + "print(u.ru_utime+u.ru_stime, int(hwm)//1024)\nsys.exit(rc)\n"
 )
+MEMORY_PAUSE_S = 10.0  # the memory loop: the table at rest between two plays of the clip
 MEMORY = "import sys\nfrom bench.bench_vision import memory_child\nmemory_child(*sys.argv[1:])\n"
 STAGES = "import sys\nfrom bench.bench_vision import stages_child\nstages_child(*sys.argv[1:])\n"
 # stage label -> (module, attribute path) of the function whose CPU time it counts; the
@@ -275,28 +277,46 @@ def rss_summary(samples: list, peak_mib: float) -> dict:
 
 
 def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) -> None:
-    """In a child process: track ``base``.mp4 looped for ``frames`` frames (or until
-    ``budget_s`` seconds passed), sampling RSS every ``every`` frames; JSON to ``out``."""
-    from vision.capture import LoopedSource
-    from vision.replay import track_video
+    """In a child process: replay ``base``.mp4 looped for ``frames`` frames (or until
+    ``budget_s`` seconds passed) as ``tablemon replay`` does (``stream_video``: rows to a
+    TRACKS.csv on disk, shots cut segment by segment), sampling RSS every ``every``
+    frames; JSON to ``out``."""
+    import cv2
+
+    from vision.capture import Frame, LoopedSource
+    from vision.replay import stream_video
 
     samples: list[tuple[int, float, float]] = []
     t0, c0 = time.perf_counter(), time.process_time()
 
     class Sampled(LoopedSource):
+        """The clip again and again, the table resting :data:`MEMORY_PAUSE_S` between two
+        plays (as between shots of a match), renumbered; RSS sampled."""
+
         def __iter__(self):
+            n = max(1, int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 1))
+            pause = int(MEMORY_PAUSE_S * self.fps)
+            k = 0
             for f in super().__iter__():
-                if f.index % int(every) == 0:
-                    samples.append((f.index, time.process_time() - c0, rss_mib()))
-                    if 0 < float(budget_s) < time.perf_counter() - t0:
+                for _ in range(1 if (f.index + 1) % n else 1 + pause):
+                    if k >= self.total:
                         return
-                yield f
+                    if k % int(every) == 0:
+                        samples.append((k, time.process_time() - c0, rss_mib()))
+                        if 0 < float(budget_s) < time.perf_counter() - t0:
+                            return
+                    yield Frame(k, k / self.fps, f.image)
+                    k += 1
 
     calib = read_calibration(f"{base}.calib.json")
-    res = track_video(Sampled(f"{base}.mp4", int(frames)), calib, load_table(calib.data.table))
+    table = load_table(calib.data.table)
+    with tempfile.TemporaryDirectory() as tmp:  # what `tablemon replay` does: rows to disk
+        res = stream_video(Sampled(f"{base}.mp4", int(frames)), calib, table, f"{tmp}/T.csv")
     doc = {
         "frames": res.frames,
-        "rows": len(res.tracks),
+        "rows": res.rows,
+        "shots": len(res.shots),
+        "cuts": len(res.cuts),
         "wall_s": time.perf_counter() - t0,
         "cpu_s": time.process_time() - c0,
         "samples": samples,
@@ -372,7 +392,7 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
     """Memory over a long replay: the clip looped for ``frames`` frames (30 minutes at
     30 fps by default) in a one-core child, bounded by ``budget_s`` seconds; RSS of the
     first and last samples, the peak, and the slope per 1000 frames after the first
-    sample (a flat pipeline grows only with the rows it keeps)."""
+    sample (the streamed replay keeps no rows: it should not grow)."""
     out = tmp / "memory.json"
     every = max(100, min(RSS_EVERY, frames // 12))  # a dozen samples at least
     load = _load()
@@ -385,6 +405,9 @@ def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
         "frames": doc["frames"],
         "video_minutes": doc["frames"] / 30.0 / 60.0,
         "rows": doc["rows"],
+        "shots": doc.get("shots"),
+        "segments": None if doc.get("cuts") is None else doc["cuts"] + 1,
+        "pause_s": MEMORY_PAUSE_S,
         "wall_s": doc["wall_s"],
         "cpu_fps": fps,
         **rss_summary(s, doc["peak_rss_mib"]),
@@ -474,7 +497,9 @@ def _print_memory(mem: dict | None) -> None:
     if mem is not None:
         print(
             f"memory ({mem['frames']} of {mem['frames_asked']} frames looped = "
-            f"{mem['video_minutes']:.1f} min of video, {mem['rows']} rows, "
+            f"{mem['video_minutes']:.1f} min of video, the table resting "
+            f"{mem.get('pause_s', 0):.0f} s between plays; {mem['rows']} rows, "
+            f"{mem.get('shots')} shots in {mem.get('segments')} segments, "
             f"{mem['cpu_fps']:.1f} fps by CPU): RSS {mem['rss_first_mib']:.0f} -> "
             f"{mem['rss_last_mib']:.0f} MiB, peak {mem['rss_peak_mib']:.0f} MiB, slope "
             f"{mem['rss_slope_mib_per_1000_frames']:.2f} MiB per 1000 frames "

@@ -123,17 +123,26 @@ def _fmt(v: float) -> str:
     return "" if not np.isfinite(v) else f"{v:.2f}"
 
 
-def write_tracks(path: str | Path, tracks: Tracks) -> None:
-    """Write TRACKS.csv atomically (temp file + rename)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(HEADER if tracks.state is None else (*HEADER, STATE))
+class TracksWriter:
+    """TRACKS.csv written in pieces (a long replay's rows, chunk by chunk), atomically:
+    rows go to a temporary file renamed over ``path`` when the writer closes without an
+    error. Use as a context manager; :meth:`write` rows sorted by (frame, id)."""
+
+    def __init__(self, path: str | Path, state: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._tmp = self.path.with_name(self.path.name + ".tmp")
+        self._f = self._tmp.open("w", newline="", encoding="utf-8")
+        self._w = csv.writer(self._f)
+        self._w.writerow(HEADER if not state else (*HEADER, STATE))
+        self._state = state
+
+    def write(self, tracks: Tracks) -> None:
         for i in range(len(tracks)):
-            extra = () if tracks.state is None else (tracks.state[i],)
-            w.writerow(
+            extra = (
+                () if not self._state else (tracks.state[i] if tracks.state is not None else "",)
+            )
+            self._w.writerow(
                 (
                     int(tracks.frame[i]),
                     f"{tracks.t[i]:.4f}",
@@ -146,4 +155,19 @@ def write_tracks(path: str | Path, tracks: Tracks) -> None:
                     *extra,
                 )
             )
-    tmp.replace(p)
+
+    def __enter__(self) -> TracksWriter:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self._f.close()
+        if kind is None:
+            self._tmp.replace(self.path)
+        else:
+            self._tmp.unlink(missing_ok=True)
+
+
+def write_tracks(path: str | Path, tracks: Tracks) -> None:
+    """Write TRACKS.csv atomically (temp file + rename)."""
+    with TracksWriter(path, state=tracks.state is not None) as w:
+        w.write(tracks)

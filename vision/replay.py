@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections import defaultdict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +22,19 @@ from contract.calib import Calibration, read_calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
-from contract.tracks import HEADER, Tracks, write_tracks
+from contract.tracks import Tracks
 from vision.capture import VideoSource, open_capture
 from vision.detect import Detector
 from vision.geometry import surface_outline_mm
 from vision.register import DriftWatch
+from vision.stream import (
+    RowSpill,
+    SegmentShots,
+    concat,
+    renamed_shots,
+    unsure_rows,
+    write_rows,
+)
 from vision.track import Tracker
 
 BACKGROUND_FRAMES = 7
@@ -123,6 +132,80 @@ class Annotator:
         self.writer.release()
 
 
+class Replayer:
+    """One replay's stages, set up on an opened source: the detector (empty-cloth model
+    fitted), the drift watch (registration onto the calibration's picture) and the
+    tracker. :meth:`rows` yields each frame's rows (contract §7, table mm) in order;
+    the tracker's late rows (balls confirmed at the end) come last."""
+
+    def __init__(
+        self,
+        src: VideoSource,
+        calib: Calibration,
+        table: TableSpec,
+        monitor: bool = True,
+        reference: np.ndarray | None = None,
+        read_numbers: bool = False,
+    ) -> None:
+        _check_size(calib, src.size, src.name)
+        self.src, self.read_numbers = src, read_numbers
+        self.det = Detector(calib, table, src.size)
+        self.watch = (
+            DriftWatch(calib, table, src, reference=reference) if monitor and not src.live else None
+        )
+        if src.frame_count > 1 and not src.live:
+            samples = sample_frames(str(src.source)) or [src._peek.image]
+            self.det.fit_background(self.watch.aligned(samples) if self.watch else samples)
+        elif src._still is not None:
+            self.det.fit_background([src._still])
+        else:
+            self.det.fit_background([src._peek.image])
+        self.tracker = Tracker(table)
+        self.frames = 0  # frames read so far
+
+    def rows(self, ann: Annotator | None = None, bar=None) -> Iterator[Tracks]:
+        """Each frame's rows, then the tracker's last rows (:meth:`Tracker.finish`)."""
+        watch, tracker = self.watch, self.tracker
+        for frame in self.src:
+            if watch is not None:
+                self.det, seen = watch.step(frame, self.det)
+                found = watch.unwarp(self.det.detect(seen))
+            else:
+                found = self.det.detect(frame)
+            image = frame.image if self.read_numbers else None
+            rows = tracker.update(found, image, empty=self.det.cloth_empty)
+            if ann is not None:
+                ann.draw(frame.image, rows)
+            self.frames += 1
+            if bar is not None:
+                bar.update(1)
+            yield rows
+        yield tracker.finish()
+
+    @property
+    def unsure(self) -> list[list[int]]:
+        """[first, last] frames measured with a stale calibration (camera moves)."""
+        return self.watch.unsure if self.watch is not None else []
+
+    @property
+    def events(self) -> tuple:
+        """Video-level events (camera_moved), contract Event values."""
+        return self.watch.events if self.watch is not None else ()
+
+    @property
+    def settled(self) -> bool:
+        """True when no camera move is being confirmed or recalibrated just now."""
+        w = self.watch
+        return w is None or not (w._lost or w.monitor.recalibrating or w.monitor.suspect)
+
+
+def progress_bar(total: int | None):
+    """A tqdm bar on stderr (frames)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total or None, unit="frame", file=sys.stderr)
+
+
 def track_video(
     source: str | VideoSource,
     calib: Calibration,
@@ -134,94 +217,116 @@ def track_video(
     read_numbers: bool = False,
 ) -> ReplayResult:
     """Detect and track every frame of ``source`` (a path, or an opened
-    :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form.
+    :class:`VideoSource` such as a :class:`LoopedSource`); rows in contract §7 form,
+    all kept in memory (see ``vision.stream`` for a replay that keeps them on disk).
     ``reference``: the picture ``calib`` was fitted on (BGR, recorded px), where known: a
     camera that moved since is registered to it (``vision.register``).
     ``read_numbers``: the tracker reads the numbers of white pyramid balls
     (``vision.numbers``) and the rows carry a read ball under its number from its first
     row (contract §3); off by default, because the reader still misreads some balls."""
-    threads = os.environ.get("OMP_NUM_THREADS", "")
-    if threads.isdigit():
-        cv2.setNumThreads(int(threads))
+    _one_thread()
     opened = source if isinstance(source, VideoSource) else VideoSource(source)
     with opened as src:
-        _check_size(calib, src.size, src.name)
-        det = Detector(calib, table, src.size)
-        watch = (
-            DriftWatch(calib, table, src, reference=reference) if monitor and not src.live else None
-        )
-        if src.frame_count > 1 and not src.live:
-            samples = sample_frames(str(src.source)) or [src._peek.image]
-            det.fit_background(watch.aligned(samples) if watch is not None else samples)
-        elif src._still is not None:
-            det.fit_background([src._still])
-        else:
-            det.fit_background([src._peek.image])
-        tracker = Tracker(table)
+        rep = Replayer(src, calib, table, monitor, reference, read_numbers)
         ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=src.frame_count or None, unit="frame", file=sys.stderr)
+        bar = progress_bar(src.frame_count) if progress else None
         parts: list[Tracks] = []  # this chunk's rows, one Tracks a frame
         chunks: list[Tracks] = []  # earlier chunks, each one concatenated
-        n = 0
         try:
-            for frame in src:
-                if watch is not None:
-                    det, seen = watch.step(frame, det)
-                    found = watch.unwarp(det.detect(seen))
-                else:
-                    found = det.detect(frame)
-                image = frame.image if read_numbers else None
-                rows = tracker.update(found, image, empty=det.cloth_empty)
+            for rows in rep.rows(ann, bar):
                 parts.append(rows)
                 if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
                     chunks.append(_concat(parts))
                     parts = []
-                if ann is not None:
-                    ann.draw(frame.image, rows)
-                n += 1
-                if bar is not None:
-                    bar.update(1)
-            parts.append(tracker.finish())
         finally:
             if bar is not None:
                 bar.close()
             if ann is not None:
                 ann.close()
-        events = watch.events if watch is not None else ()
         rows = _concat(chunks + parts)
         if read_numbers:
-            rows = tracker.renamed(rows)
-        if watch is not None:
-            rows = _unsure(rows, watch.unsure)
-        return ReplayResult(rows, src.fps, n, src.size, src.truncated, events)
+            rows = rep.tracker.renamed(rows)
+        rows = _unsure(rows, rep.unsure)
+        return ReplayResult(rows, src.fps, rep.frames, src.size, src.truncated, rep.events)
 
 
-def _unsure(rows: Tracks, spans: list[list[int]]) -> Tracks:
-    """Rows measured between a camera move and the recalibration after it came from the
-    stale model: they are kept as predictions (``visible`` 0, no pixels), so no shot mixes
-    positions of two calibrations."""
-    if not spans or not len(rows):
-        return rows
-    bad = np.zeros(len(rows), bool)
-    for a, b in spans:
-        bad |= (rows.frame >= a) & (rows.frame <= b)
-    vis = rows.visible & ~bad
-    u = np.where(bad, np.nan, rows.u)
-    v = np.where(bad, np.nan, rows.v)
-    return Tracks(rows.frame, rows.t, rows.id, rows.x, rows.y, vis, u, v, rows.state)
+def _one_thread() -> None:
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit():
+        cv2.setNumThreads(int(threads))
 
 
-def _concat(parts: list[Tracks]) -> Tracks:
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Tracks.from_rows([])
-    cols = {f: np.concatenate([getattr(p, f) for p in parts]) for f in HEADER}
-    order = np.lexsort((cols["id"].astype(str), cols["frame"]))
-    return Tracks(*(cols[f][order] for f in HEADER))
+_unsure = unsure_rows  # the names other modules import
+_concat = concat
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """What a streamed replay produced: the video's facts, its shots and events; the
+    rows went to TRACKS.csv (``rows`` of them) without being kept."""
+
+    fps: float
+    frames: int
+    size: tuple[int, int]
+    truncated: bool
+    events: tuple  # video-level events (camera_moved)
+    shots: tuple  # contract Shot values, numbered from 1
+    loose: tuple  # events outside shots
+    rows: int
+    cuts: tuple[int, ...]  # frames the shot cutting cut the video at
+
+
+def stream_video(
+    source: str | VideoSource,
+    calib: Calibration,
+    table: TableSpec,
+    tracks_path: str | None = None,
+    annotated: str | None = None,
+    progress: bool = False,
+    reference: np.ndarray | None = None,
+    read_numbers: bool = False,
+) -> StreamResult:
+    """Track ``source`` and cut its shots with memory that does not grow with the video:
+    rows go to disk as they come (``vision.stream.RowSpill``), then to ``tracks_path``
+    (TRACKS.csv) when given; shots are cut segment by segment at long still stretches
+    (``vision.stream.SegmentShots``). A video too short to cut gives the shots of
+    :func:`track_video` + :func:`vision.shots.shots_from_tracks` exactly."""
+    _one_thread()
+    opened = source if isinstance(source, VideoSource) else VideoSource(source)
+    spill = RowSpill()
+    try:
+        with opened as src:
+            rep = Replayer(src, calib, table, True, reference, read_numbers)
+            cutter = SegmentShots(table, src.fps)
+            ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
+            bar = progress_bar(src.frame_count) if progress else None
+            try:
+                for rows in rep.rows(ann, bar):
+                    now = rep.frames - 1
+                    spill.add(rows, now)
+                    cutter.add(rows, now, rep.unsure, rep.settled)
+            finally:
+                if bar is not None:
+                    bar.close()
+                if ann is not None:
+                    ann.close()
+            names = rep.tracker.renames() if read_numbers else {}
+            n = write_rows(tracks_path, spill, names, rep.unsure) if tracks_path else 0
+            seg = cutter.finish(rep.unsure)  # after the rows are safe on disk
+            shots = renamed_shots(seg.shots, names)
+            return StreamResult(
+                src.fps,
+                rep.frames,
+                src.size,
+                src.truncated,
+                rep.events,
+                shots,
+                seg.loose,
+                n,
+                seg.cuts,
+            )
+    finally:
+        spill.close()
 
 
 def _calibration(
@@ -263,13 +368,15 @@ def _judged(match: Match) -> Match:
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    """``tablemon replay``: exit 0 when the outputs were written."""
+    """``tablemon replay``: exit 0 when the outputs were written. The replay streams
+    (:func:`stream_video`): its memory does not grow with the video's length."""
     calib, reference = _calibration(args, args.table)
     table = load_table(args.table or calib.data.table or DEFAULT_TABLE[args.game])
-    res = track_video(
+    res = stream_video(
         args.video,
         calib,
         table,
+        args.tracks,
         args.annotated,
         progress=not args.no_progress,
         reference=reference,
@@ -281,20 +388,13 @@ def run_cli(args: argparse.Namespace) -> int:
             "writing what was read",
             file=sys.stderr,
         )
-    if args.tracks:
-        write_tracks(args.tracks, res.tracks)
     match = Match(
         game=args.game,
         table=table.name,
         video=VideoInfo(fps=res.fps, frames=res.frames),
-        events=res.events,
+        events=tuple(res.events) + tuple(res.loose),
+        shots=res.shots,
     )
-    try:
-        from vision.shots import shots_from_tracks  # type: ignore[import-not-found]
-    except ImportError:
-        shots_from_tracks = None
-    if shots_from_tracks is not None:
-        match = shots_from_tracks(match, res.tracks, table)
     match = _judged(match)
     write_match(args.out, match)
     return 0
