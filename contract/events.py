@@ -50,6 +50,8 @@ class Event(BaseModel):
 
     ``balls`` (contact) lists the striking ball first; ``at`` is a position in table mm;
     ``by`` (skittle_down) is the ball or skittle that knocked the skittle over.
+    ``impulse`` (contact, ground truth only, optional): the velocity each ball took from
+    the contact (equal masses: the same size for both), mm per video frame.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow", use_enum_values=False)
@@ -65,6 +67,7 @@ class Event(BaseModel):
     skittle: str | None = None
     by: str | None = None
     at: tuple[float, float] | None = None
+    impulse: float | None = None
 
     @model_validator(mode="after")
     def _required(self) -> Event:

@@ -108,6 +108,7 @@ class Simulator:
         seg = self.rails.b - self.rails.a
         self.seg_len = np.hypot(seg[:, 0], seg[:, 1])
         self.seg_dir = seg / self.seg_len[:, None]
+        self._fps = 30.0  # the video's frame rate of the run under way (impulses per frame)
 
     # ---------------------------------------------------------------- impacts
     def _near_edge(self, p: np.ndarray, reach: np.ndarray) -> np.ndarray:
@@ -229,6 +230,7 @@ class Simulator:
         w[ci] = spin
         act = np.ones(n, bool)
         self._pi, self._pj = _pairs(n)
+        self._fps = fps
         jumpers = np.array([b in jump for b in ids])
         dt = 1.0 / (fps * P.substeps)
         events: list[dict] = [{"t": 0.0, "type": "strike", "ball": cue}]
@@ -365,6 +367,8 @@ class Simulator:
                 "type": "contact",
                 "balls": [ids[first], ids[second]],
                 "at": [round(float(at[0]), 1), round(float(at[1]), 1)],
+                # velocity each ball took (equal masses: the same size), mm per video frame
+                "impulse": round(abs(float(ni - vi)) / self._fps, 4),
             }
         )
 

@@ -36,15 +36,21 @@ def coalesce_contacts(
 ) -> tuple[Event, ...]:
     """Contacts of the same two balls closer than ``frames`` video frames are one contact
     in the truth: a camera cannot separate them (a rack's balls touch again and again
-    within microseconds of the break). The first, with its striking order, is kept."""
+    within microseconds of the break). The first, with its striking order, is kept; its
+    ``impulse`` (mm/frame, when the simulator wrote one) is the sum of the merged ones'
+    (one pair pushes apart along nearly the same line each time)."""
     out: list[Event] = []
-    seen: list[tuple[float, frozenset]] = []
+    seen: list[tuple[float, frozenset, int]] = []
     for e in events:
         if e.type == "contact":
             key = frozenset(e.balls)
-            if any(k == key and e.t - t <= frames / fps for t, k in seen):
+            kept = next((i for t, k, i in seen if k == key and e.t - t <= frames / fps), None)
+            if kept is not None:
+                if e.impulse is not None and out[kept].impulse is not None:
+                    total = round(out[kept].impulse + e.impulse, 4)
+                    out[kept] = out[kept].model_copy(update={"impulse": total})
                 continue
-            seen.append((e.t, key))
+            seen.append((e.t, key, len(out)))
         out.append(e)
     return tuple(out)
 
