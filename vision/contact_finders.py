@@ -1,0 +1,251 @@
+"""Contact finders of one shot, for :class:`vision.events.EventFinder`: a frozen
+cluster set off by a moving ball (:mod:`vision.impulse`), close approaches of two balls,
+and the impulse scan of the balls' velocity changes (:mod:`vision.impulse_scan`); and
+the order of contacts (none inside a cluster before the cue ball's first). Positions
+table mm, times fractional frames relative to the series' first frame.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from contract.events import Event, EventType
+from vision.contact_checks import untouched
+from vision.impulse import (
+    RackContact,
+    closest_approaches,
+    component,
+    impulse_scan,
+    rack_contacts,
+    rest_positions,
+)
+from vision.motion import Movement
+from vision.series import line_fit
+
+if TYPE_CHECKING:
+    from contract.tables import TableSpec
+    from vision.series import Series
+    from vision.shots import ShotSettings
+
+
+RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
+RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry
+# and this many position noise sigmas: a member's start velocity through its rest position
+# and two samples (about 1 and 2 frames on) carries 0.45 sigma, so 2 sigma is 4.4 of its own
+RACK_SIGMAS = 2.0
+# impulse scan: the least velocity change (mm/frame, and in noise sigmas) a contact
+# must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
+SCAN_MIN_IMPULSE = 0.4
+SCAN_SIGMAS = 6.0
+SCAN_GAP_MM = 4.0  # a detector places balls that touch a mm or two apart
+
+
+class ContactFinders:
+    """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles`` and the
+    helpers ``partner``, ``speed_before``, ``pos_interp`` of the event finder."""
+
+    s: Series
+    table: TableSpec
+    R: float
+    settings: ShotSettings
+    skittles: tuple[str, ...]
+
+    def partner(  # pragma: no cover - provided by the event finder
+        self,
+        ball: str,
+        at: np.ndarray,
+        f: float,
+        started: dict[str, float] | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> tuple[str, float] | None:
+        raise NotImplementedError
+
+    def speed_before(self, b: int, f: float) -> float:  # pragma: no cover - provided
+        raise NotImplementedError
+
+    def pos_interp(self, b: int, f: float) -> np.ndarray | None:  # pragma: no cover
+        raise NotImplementedError
+
+    def _rack(
+        self, m: Movement, starts: dict[str, float], cue: str
+    ) -> tuple[set[str], list[RackContact]] | None:
+        """Contacts of the frozen cluster ``m``'s ball belongs to (itself and the balls at
+        rest touching it), set off by a moving ball from outside; None when the ball
+        touched nothing at rest or no outside ball explains the cluster's start."""
+        sigma = self.settings.sigma_mm
+        tol = 1.5 + 3.0 * sigma + RACK_GAP_R * self.R
+        rest = rest_positions(self.s, m.start_f, set(self.skittles))
+        if m.ball not in rest:
+            return None
+        comp = component(m.ball, rest, self.R, tol)
+        if len(comp) < 2 or cue in comp:
+            return None
+        out = frozenset(comp)
+        thr = max(RACK_MIN_IMPULSE, RACK_SIGMAS * sigma)
+        early = sorted(
+            (c for c in comp if abs(starts.get(c, 1e18) - m.start_f) <= 2.0), key=starts.get
+        )
+        for c in early:
+            p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
+            if p is not None:
+                found = rack_contacts(
+                    self.s, p[0], c, starts[c], comp, rest, self.R, tol, thr, starts.get(p[0])
+                )
+                return set(comp), found
+        # a start dated a little early misses the partner by more than its tolerance:
+        # the moving ball that came nearest to a member that started then
+        best: tuple[float, str, str] | None = None
+        for c in early:
+            for b, other in enumerate(self.s.ids):
+                if other in out or other in self.skittles:
+                    continue
+                sp = self.speed_before(b, starts[c] + 1.0)
+                if sp < 2.0 * self.settings.move_mm:
+                    continue
+                for g in np.arange(starts[c] - 0.5, starts[c] + 1.01, 0.25):
+                    q = self.pos_interp(b, float(g))
+                    if q is None:
+                        continue
+                    gap = abs(float(np.linalg.norm(q - rest[c])) - 2 * self.R)
+                    if gap < 0.5 * self.R + 0.5 * sp and (best is None or gap < best[0]):
+                        best = (gap, other, c)
+        if best is None:
+            return None
+        _, striker, c = best
+        return set(comp), rack_contacts(
+            self.s, striker, c, starts[c], comp, rest, self.R, tol, thr, starts.get(striker)
+        )
+
+    def _touches(self, moves: list[Movement], contacts, add_contact) -> None:
+        """Contacts of balls that came within one diameter of each other (a kiss too
+        thin to bend either path visibly): closest approaches of every moving ball to
+        every other ball, the faster one before named first."""
+        lo = max(0, int(min(m.first for m in moves)) - 2)
+        hi = min(self.s.n_frames, int(max(m.last for m in moves)) + 3)
+        sig = self.settings.sigma_mm
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for m in moves:
+            spans.setdefault(m.ball, []).append((m.first - 1, m.last + 1))
+        others = [i for i in self.s.ids if i not in self.skittles]
+        done: set[frozenset] = set()
+        for a in sorted(spans):
+            for b in others:
+                key = frozenset((a, b))
+                if b == a or key in done:
+                    continue
+                done.add(key)
+                ia, ib = self.s.index(a), self.s.index(b)
+                xa, xb = self.s.xy[ia, lo:hi], self.s.xy[ib, lo:hi]
+                tight = 0.5 + 3.0 * sig
+                for t, d in closest_approaches(xa, xb, self.R, tight + 4.0, 0.5 + 4 * sig):
+                    f = lo + t
+                    if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
+                        continue  # neither ball was moving: noise on two balls at rest
+                    if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
+                        continue
+                    if d > 2 * self.R + tight and not self._pushed_apart(ia, ib, f):
+                        continue  # near, but neither path shows the push of a contact
+                    if untouched(self.s, ia, ib, f, self.R, sig) or untouched(
+                        self.s, ib, ia, f, self.R, sig
+                    ):
+                        continue  # a ball at rest that stayed put took no push
+                    sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
+                    striker, struck = (a, b) if sa >= sb else (b, a)
+                    pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
+                    at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
+                    add_contact(f, striker, struck, at)
+
+    def _scan(self, moves: list[Movement], contacts, add_contact, set_off) -> None:
+        """Contacts from the balls' velocity changes (:func:`vision.impulse.impulse_scan`)
+        over the shot's frames, for pairs no other finder named within three frames (a
+        ball hitting a slow cluster, a second touch of two rolling balls). ``set_off``:
+        (frame, ball) of the members of frozen clusters the rack finder already read,
+        counted as starts (their velocities straddle the hit there)."""
+        lo = max(0, int(min(m.first for m in moves)) - 2)
+        hi = min(self.s.n_frames, int(max(m.last for m in moves)) + 3)
+        balls = [i for i in self.s.ids if i not in self.skittles]
+        sig = self.settings.sigma_mm
+        thr = max(SCAN_MIN_IMPULSE, SCAN_SIGMAS * sig)
+        tol = SCAN_GAP_MM + 3.0 * sig
+        starts: dict[str, list[float]] = {}
+        for f, ball in [(m.start_f, m.ball) for m in moves] + list(set_off):
+            starts.setdefault(ball, []).append(f)
+        found = impulse_scan(
+            self.s,
+            self.R,
+            lo,
+            hi,
+            thr,
+            tol,
+            balls,
+            (self.table.L, self.table.W),
+            starts,
+            self.settings.decel,
+            frozenset([moves[0].ball]),  # the cue ball: its spin unknown
+        )
+        for c in found:
+            key = frozenset((c.a, c.b))
+            if any(k == key and abs(c.f - g) < 3.0 for g, k in contacts):
+                continue
+            ia, ib = self.s.index(c.a), self.s.index(c.b)
+            if untouched(self.s, ia, ib, c.f, self.R, sig) or untouched(
+                self.s, ib, ia, c.f, self.R, sig
+            ):
+                continue  # the impulse went round a ball that stayed put: not through it
+            add_contact(c.f, c.a, c.b, np.asarray(c.at))
+
+    def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
+        """Both balls' velocities (mm/frame, straight fits over two frames each side of
+        ``f``, the contact frame left out) changed along the line of their centres, each
+        away from the other, by more than the noise and by amounts that agree (equal
+        masses exchange one impulse): the evidence of a contact at ``f``."""
+        k = int(np.floor(f))
+        lo_fr, hi_fr = np.arange(k - 2, k + 1), np.arange(k + 2, k + 4)
+        if lo_fr[0] < 0 or hi_fr[-1] >= self.s.n_frames:
+            return False
+        dv, pos = [], []
+        for i in (ia, ib):
+            xy = self.s.xy[i]
+            if np.isnan(xy[np.r_[lo_fr, hi_fr], 0]).any():
+                return False
+            a0, v0 = line_fit(lo_fr.astype(float), xy[lo_fr])
+            _, v1 = line_fit(hi_fr.astype(float), xy[hi_fr])
+            dv.append(v1 - v0)
+            pos.append(a0 + v0 * f)
+        n = pos[1] - pos[0]
+        n = n / max(float(np.linalg.norm(n)), 1e-9)
+        ja, jb = -float(dv[0] @ n), float(dv[1] @ n)
+        thr = max(1.0, 6.0 * self.settings.sigma_mm)
+        return ja > thr and jb > thr and 0.33 < ja / jb < 3.0
+
+    def _causal(self, events: list[Event], cue: str) -> list[Event]:
+        """No contact between other balls before the cue ball's first contact: every
+        motion of a shot comes from the cue ball, so such a contact's estimated time
+        (a start extrapolated a little early) moves to just after it."""
+        first = min(
+            (e for e in events if e.type == EventType.CONTACT and cue in e.balls),
+            key=lambda e: e.t,
+            default=None,
+        )
+        if first is None:
+            return events
+        out = []
+        for e in events:
+            if e.type == EventType.CONTACT and cue not in e.balls and e.t <= first.t:
+                e = e.model_copy(update={"t": round(first.t + 1e-4, 4), "frame": first.frame})
+            out.append(e)
+        return out
+
+    def _add_cluster(self, cluster, cue: str, events: list[Event], add_contact) -> None:
+        """Contacts inside a frozen cluster: none before the cue ball's first contact
+        (all motion comes from it), the ball nearer to where it hit named first."""
+        first = next((e for e in events if e.type == EventType.CONTACT and cue in e.balls), None)
+        f0 = (first.t * self.s.fps - self.s.first) if first is not None else -1e9
+        hit = np.asarray(first.at) if first is not None and first.at else None
+        for f, o, m in sorted(cluster, key=lambda c: c[0]):
+            a, b = np.asarray(o.start_at), np.asarray(m.start_at)
+            if hit is not None and np.linalg.norm(b - hit) < np.linalg.norm(a - hit):
+                o, m, a, b = m, o, b, a
+            add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
