@@ -36,7 +36,7 @@ from bench.score_events import (
     score_observable,
     score_observable_contacts,
 )
-from bench.score_impulse import IMPULSE_SIGMAS, faint_contacts, impulse_threshold, track_noise
+from bench.score_impulse import IMPULSE_SIGMAS, dv_error_noise, faint_contacts, impulse_threshold
 from bench.score_util import Stats, fmt
 from contract.events import EventType
 from contract.match import Match
@@ -148,7 +148,7 @@ def _observable_line(t: TypeScores, hidden: int) -> str:
 def _impulse_line(t: TypeScores, faint: int, sigma: str) -> str:
     return (
         f"  contact, impulse observable only ({faint} truth contacts whose impulse is under "
-        f"{IMPULSE_SIGMAS:g} x the velocity-change noise left out; position noise {sigma}): "
+        f"{IMPULSE_SIGMAS:g} x the velocity-change noise left out; noise {sigma}): "
         f"truth {t.truth} pred {t.pred} tp {t.tp} precision {fmt(t.precision)} recall "
         f"{fmt(t.recall)} F1 {fmt(t.f1)}"
     )
@@ -158,7 +158,7 @@ def _impulse_json(t: TypeScores, faint: int, sigmas: dict, unknown: int) -> dict
     return {
         **_obs_json(t, faint, "faint_truth_contacts"),
         "sigmas_dv": IMPULSE_SIGMAS,
-        "position_noise_mm": sigmas,
+        "velocity_change_noise_mm_per_frame": sigmas,
         "truth_contacts_without_impulse": unknown,
     }
 
@@ -171,11 +171,15 @@ def _cushion_line(t: TypeScores, hidden: int) -> str:
     )
 
 
-def _score(kind: str, items: list, exact: list | None = None, sigma: float = 0.0) -> dict:
-    """Events cut from the tracks of ``items``; ``sigma`` (mm): their position noise,
-    for the impulse-observable contacts (:mod:`bench.score_impulse`)."""
+def _score(kind: str, items: list, exact: list | None = None) -> dict:
+    """Events cut from the tracks of ``items`` (``exact``: the exact tracks of each, when
+    ``items`` are degraded), scored; the impulse-observable contacts with the
+    velocity-change noise of all the tracks (:mod:`bench.score_impulse`)."""
     reports, obs, obs_c, obs_i = [], [], [], []
     n_faint = n_unknown = 0
+    truths = exact or items
+    sig = [dv_error_noise(it[4], ex[4], str) for it, ex in zip(items, truths, strict=True)]
+    sigma = float(np.median([x for x in sig if x is not None] or [0.0]))
     n_unseen = 0
     per_clip = {}
     t_cut = 0.0
@@ -205,7 +209,7 @@ def _score(kind: str, items: list, exact: list | None = None, sigma: float = 0.0
     cushions = sum_types("cushion (observable)", obs_c)
     print(_cushion_line(cushions, n_unseen))
     impulse = sum_types("contact (impulse observable)", obs_i)
-    print(_impulse_line(impulse, n_faint, f"{sigma:g} mm"))
+    print(_impulse_line(impulse, n_faint, f"{sigma:.3f} mm/frame, the clips' median"))
     return {
         "report": total.to_json(),
         "contact_observable": _obs_json(observable, n_hidden),
@@ -427,7 +431,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         unseen = unseen_cushions(truth, exact, res.fps)
         n_unseen += len(unseen)
         obs_c.append(score_observable(pred, truth, rep.ids, unseen))
-        sigma = track_noise(res.tracks, exact, rep.ids) or 0.0
+        sigma = dv_error_noise(res.tracks, exact, rep.ids) or 0.0
         sigmas[name] = round(sigma, 3)
         faint, unknown = faint_contacts(truth, impulse_threshold(sigma))
         n_faint, n_unknown = n_faint + len(faint), n_unknown + unknown
@@ -463,7 +467,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     print(_cushion_line(cushions, n_unseen))
     impulse = sum_types("contact (impulse observable)", obs_i)
     noise = ", ".join(f"{v:.2f}" for v in sigmas.values())
-    print(_impulse_line(impulse, n_faint, f"measured per clip, mm: {noise}"))
+    print(_impulse_line(impulse, n_faint, f"measured per clip, mm/frame: {noise}"))
     for name, c in per_clip.items():
         print(
             f"  {name:18s} {c['size']:>5s} {c['frames']:5d} frames, occluded rows "
@@ -493,7 +497,7 @@ def run(out_dir: Path, quick: bool) -> dict:
     out = {"clips": [f"{n}/{s}" for n, s, *_ in items]}
     out["exact"] = _score("exact", items)
     noisy = [(n, s, c, m, degrade(t, 0.5, 0.01, s)) for n, s, c, m, t in items]
-    out["noisy_0.5mm"] = _score("noisy (sigma 0.5 mm, 1 % rows dropped)", noisy, items, 0.5)
+    out["noisy_0.5mm"] = _score("noisy (sigma 0.5 mm, 1 % rows dropped)", noisy, items)
     out["synthetic_video"] = synthetic_video(Path(out_dir), quick)
     if not quick:
         out["video"] = _video(quick)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bench.score_events import score_observable_contacts
-from bench.score_impulse import dv_noise, faint_contacts, impulse_threshold, track_noise
+from bench.score_impulse import dv_error_noise, dv_noise, faint_contacts, impulse_threshold
 from contract.match import Match
 from contract.tracks import Tracks
 
@@ -28,6 +28,7 @@ def test_velocity_change_noise(sigma, n, want):
 
 def test_threshold_is_k_sigmas_of_the_change():
     assert impulse_threshold(0.5) == pytest.approx(1.5)
+    assert impulse_threshold(dv_noise(0.5)) == pytest.approx(1.5)
     assert impulse_threshold(0.0) == 0.0
 
 
@@ -41,31 +42,35 @@ def _tracks(xy: dict[str, np.ndarray], visible: dict[str, np.ndarray] | None = N
 
 
 @pytest.mark.parametrize("sigma", [0.2, 0.5, 1.5])
-def test_track_noise_reads_the_white_noise_not_the_bias(sigma):
+def test_velocity_change_noise_is_read_on_moving_balls_not_the_bias(sigma):
     rng = np.random.default_rng(3)
     n = 400
     still = np.tile([1000.0, 500.0], (n, 1))
-    moving = np.c_[200.0 + 12.0 * np.arange(n), np.full(n, 900.0)]
+    moving = np.c_[200.0 + 6.0 * np.arange(n), np.full(n, 900.0)]
     exact = _tracks({"yellow": moving, "1": still})
     bias = np.array([2.0, -1.5])  # a centre read off by a constant: no velocity error
     pred = _tracks(
         {
             "p7": moving + bias + rng.normal(0, sigma, (n, 2)),
-            "1": still + bias + rng.normal(0, sigma, (n, 2)),
+            # a resting ball held still: no noise, and none of its rows count
+            "1": still + bias,
         }
     )
-    got = track_noise(pred, exact, lambda i: {"p7": "yellow"}.get(i, i))
-    assert got == pytest.approx(sigma, rel=0.12)
+    got = dv_error_noise(pred, exact, lambda i: {"p7": "yellow"}.get(i, i))
+    assert got == pytest.approx(dv_noise(sigma), rel=0.12)
 
 
-def test_track_noise_skips_rows_not_measured_and_unmapped_ids():
-    n = 50
-    p = np.c_[np.arange(n, dtype=float), np.zeros(n)]
+def test_velocity_change_noise_skips_rows_not_measured_resting_and_unmapped():
+    n = 60
+    p = np.c_[10.0 * np.arange(n, dtype=float), np.zeros(n)]
     vis = np.ones(n, bool)
-    vis[::2] = False  # every other row predicted through an occlusion: no pair is measured
+    vis[::2] = False  # every other row predicted through an occlusion: no window measured
     exact = _tracks({"1": p})
-    assert track_noise(_tracks({"1": p + 5.0}, {"1": vis}), exact, str) is None
-    assert track_noise(_tracks({"zz": p}), exact, str) is None
+    noisy = p + np.random.default_rng(0).normal(0, 1.0, p.shape)
+    assert dv_error_noise(_tracks({"1": noisy}, {"1": vis}), exact, str) is None
+    assert dv_error_noise(_tracks({"zz": noisy}), exact, str) is None
+    still = np.tile([500.0, 500.0], (n, 1))
+    assert dv_error_noise(_tracks({"1": still + 0.3}), _tracks({"1": still}), str) is None
 
 
 def _match(impulses: list[float | None]) -> Match:
