@@ -16,6 +16,10 @@ picture matches the first frame after the last change (work px, above compressio
 and follows a few calm ones answers with the last detections; otherwise only tiles that
 changed are thresholded again, blobs seen before keep their split, and balls standing
 still keep their centre, measured again every few frames and averaged.
+
+The foreground, crop and change test live in :mod:`vision.detect_foreground`, the ONNX
+verification and the skittle search in :mod:`vision.detect_checks` (mixins of
+:class:`Detector`).
 """
 
 from __future__ import annotations
@@ -32,10 +36,14 @@ from vision.background import still_cloth
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
+from vision.detect_checks import CandidateChecks
+from vision.detect_foreground import (
+    TILE,
+    TileForeground,
+)
 from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
-from vision.skittles import find_skittles
 from vision.split import BlobFit, components, fit_blob, isolated
 
 
@@ -43,27 +51,19 @@ def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.stack([np.ones_like(u), u, v, u * u, u * v, v * v, u * u * v, u * v * v], axis=-1)
 
 
-LOCAL_FRACTION = 0.4
 STATIC_DIFF = 2.0  # mean change of the colour distance under which a blob stands still
 MIN_SCORE = 0.55  # least foreground coverage of the ball's disk
 DOUBT_SCORE = 0.8  # pool/snooker: a sharp candidate covering less of its disk is verified
 MAX_RING = 0.85  # a ball stands alone: little foreground just outside it (arms fail)
-VERIFIED = ("pool", "snooker", "carom")  # table kinds whose candidates the ONNX model checks
-AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
 AVERAGE_EVERY = 5  # a ball standing still is measured again every this many frames ...
 AVERAGE_MAX = 16  # ... until its centre is the mean of this many measurements
-TILE = 16  # work px: the foreground is computed again only in tiles whose pixels changed
-TILE_SETTLE = 6  # ... and in the frames after it changed
-CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
-CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 SETTLE_FRAMES = 6  # full detections after the last change before a still frame is reused
-MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
 EMPTY_SHARE = 0.1  # a ball's disk with less foreground than this shows empty cloth
 MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line counted as hole
 SHIFT_REACH = 0.5  # ball radii: a resting ball's edge-fit offset fades out this far from rest
 
 
-class Detector:
+class Detector(TileForeground, CandidateChecks):
     """Classical detector for one calibrated table and one video size.
 
     ``size`` (w, h) video px; ``work_radius`` the ball radius in work px (sets the scale).
@@ -200,114 +200,6 @@ class Detector:
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
 
     # ------------------------------------------------------------ detection
-    def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(work-scale colour distance, cleaned work-scale foreground mask), both cropped
-        to the table's bounding box ``self._bbox`` (x, y, w, h in work px).
-
-        Only tiles (:data:`TILE` work px) whose pixels changed by more than compression
-        noise (against the tile's pixels when it last changed) within the last
-        :data:`TILE_SETTLE` frames are computed again (with the margin the filters
-        reach); elsewhere the last values stand. The arrays returned are
-        the detector's own and change with the next frame."""
-        if self.plate is None:
-            self.fit_background([img])
-        small = self._crop(img)
-        h, w = small.shape[:2]
-        if self._held is None:
-            self._held = (small.copy(), np.zeros((h, w), np.float32), np.zeros((h, w), np.uint8))
-            self._update_tiles(small, (0, 0, w, h))
-            return self._held[1], self._held[2]
-        _, hot = cv2.threshold(
-            cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
-        )
-        s = cv2.integral(hot)  # changed pixels per tile from the summed-area table
-        if self._tile_ix is None:  # the tile corners in the table (fixed for the detector)
-            ys = np.append(np.arange(0, h, TILE), h)
-            xs = np.append(np.arange(0, 3 * w, 3 * TILE), 3 * w)
-            self._tile_ix = np.ix_(ys, xs)
-        c = s[self._tile_ix]
-        tiles = (c[1:, 1:] - c[:-1, 1:] - c[1:, :-1] + c[:-1, :-1] > 0).astype(np.uint8)
-        self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
-        if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
-            th, tw = tiles.shape
-            grid = cv2.resize(tiles, (tw * TILE, th * TILE), interpolation=cv2.INTER_NEAREST)
-            cv2.copyTo(small, grid[:h, :w], self._held[0])
-        dirty = (self._heat > 0).astype(np.uint8)
-        if dirty.any():
-            _, _, stats, _ = cv2.connectedComponentsWithStats(dirty, connectivity=8)
-            for tx, ty, tw, th, _ in stats[1:]:
-                self._update_tiles(
-                    small, (tx * TILE, ty * TILE, (tx + tw) * TILE, (ty + th) * TILE)
-                )
-        return self._held[1], self._held[2]
-
-    def _update_tiles(self, small: np.ndarray, rect: tuple[int, int, int, int]) -> None:
-        """Recompute the foreground inside ``rect`` (x0, y0, x1, y1 work px of the bbox)
-        grown by the filters' reach ``m``, from the colour distance over twice that."""
-        _, d, fg = self._held
-        h, w = d.shape
-        x0, y0, x1, y1 = rect
-        m = self._margin
-        X0, Y0, X1, Y1 = (
-            max(0, x0 - 2 * m),
-            max(0, y0 - 2 * m),
-            min(w, x1 + 2 * m),
-            min(h, y1 + 2 * m),
-        )
-        sub = small[Y0:Y1, X0:X1]
-        dd = plate_distance(sub.astype(np.float32), self._plate_box[Y0:Y1, X0:X1], self.pn)
-        d[Y0:Y1, X0:X1] = dd
-        # relative threshold: a pixel must reach a fraction of the strongest contrast within
-        # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
-        # (on a pool table the strongest contrast of a ball's body: the white number
-        # circle on a dark ball is thinner than the opening kernel, so the erosion drops
-        # it before the dilation)
-        body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
-        local = cv2.dilate(body, self._local_kernel)
-        inside = self._region_box[Y0:Y1, X0:X1]
-        f = ((dd > self.thr) & (dd >= LOCAL_FRACTION * local) & inside).astype(np.uint8)
-        # lone holes (7 of their 8 neighbours foreground) are a ball's glare spots (a black
-        # ball's, near the cloth's colour): filled, or the opening erodes the ball away
-        f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
-        f = cv2.morphologyEx(f, cv2.MORPH_OPEN, self._kernel)
-        a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
-        fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
-
-    def _crop(self, img: np.ndarray) -> np.ndarray:
-        """The work image of the table's bounding box (uint8 BGR, work px); only that part
-        of the video frame is resized where the scale is an exact integer factor. The last
-        frame's answer is kept (the change test and the detection share it)."""
-        if self._small is not None and self._small[0] is img:
-            return self._small[1]
-        if self._bbox_full is None or img.shape[:2] != (self.size[1], self.size[0]):
-            x, y, w, h = self._bbox
-            small = self._work(img)[y : y + h, x : x + w]
-        elif self._nearest is not None:  # the same pixels, picked without arithmetic
-            X, Y, W, H = self._nearest
-            size = (self._bbox[2], self._bbox[3])
-            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
-        else:  # whole k x k blocks: the same values as resizing the whole frame
-            X, Y, W, H = self._bbox_full
-            size = (self._bbox[2], self._bbox[3])
-            how = cv2.INTER_LINEAR if self._fast_resize else cv2.INTER_AREA
-            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=how)
-        self._small = (img, small)
-        return small
-
-    def _changed(self, frame: Frame) -> bool:
-        """True when the table's picture differs from the reference (the first frame after
-        the last change) by more than compression noise (:data:`CHANGE_LEVEL`,
-        :data:`CHANGE_PIXELS`, work px): a slow drift adds up against a fixed reference."""
-        if self._ref is None:
-            return True
-        if self._seen is not None and self._seen[0] is frame.image and self._seen[1] is self._ref:
-            return self._seen[2]
-        diff = cv2.absdiff(self._crop(frame.image), self._ref)
-        _, hot = cv2.threshold(diff.reshape(diff.shape[0], -1), CHANGE_LEVEL, 255, 0)
-        changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
-        self._seen = (frame.image, self._ref, changed)
-        return changed
-
     def cloth_empty(self, xy: np.ndarray) -> np.ndarray:
         """(N,) bool: True where a ball centred at ``xy`` (N,2 table mm) would cover
         visibly empty cloth in the last frame examined: under :data:`EMPTY_SHARE` of the
@@ -428,84 +320,6 @@ class Detector:
                 uv[k] += old[j, 2:] * (1.0 - d[j] / reach)
             keep.append(old[j])
         self._rest_shift = np.array(keep, float).reshape(-1, 4)
-
-    def _verified(
-        self,
-        img: np.ndarray,
-        uv: np.ndarray,
-        radii: np.ndarray,
-        basic: list[str],
-        keep: np.ndarray,
-        doubt: np.ndarray | None = None,
-        group: np.ndarray | None = None,
-    ) -> np.ndarray:
-        """On a pool, snooker or carom table the ONNX patch model (``vision.classify``)
-        decides whether a candidate in ``keep`` is a ball where ``doubt`` (N,) bool marks
-        it (a sharp disk only partly covered: a chalked cue tip) or, on pool and snooker,
-        where its colour could be a hand's (skin, pink, orange, brown); elsewhere the
-        classical stage stands.
-        Three or more candidates sharing a ``group`` (N,) id (the disks of one blob)
-        are judged together, every colour asked: all are balls when most are (a rack,
-        where the neighbours in a patch can mislead the model about one), none when most
-        are not (an arm or a cue split into ball-sized disks). Two are judged each on its
-        own (a struck ball smeared beside the cue tip: the model knows no smears).
-        (N,) bool."""
-        out = np.ones(len(uv), bool)
-        if self.table.kind not in VERIFIED or not len(uv):
-            return out
-        group = np.arange(len(uv)) if group is None else np.asarray(group)
-        _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
-        crowd = counts[inverse] > 2
-        hand = self.table.kind in ("pool", "snooker")  # balls of a hand's colours
-        ask = np.array([hand and b in AMBIGUOUS for b in basic], bool) & keep
-        if doubt is not None:
-            ask |= keep & doubt
-        ask |= keep & crowd
-        if not ask.any():
-            return out
-        if self._classifier is None:
-            from vision.classify import BallClassifier
-
-            self._classifier = BallClassifier.load()
-        res = self._classifier.classify(img, uv[ask], radii[ask])
-        yes = np.ones(len(uv), bool)
-        yes[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
-        return np.where(crowd, majority(group, yes, ask), yes)
-        ask = np.array([k and b in AMBIGUOUS for k, b in zip(keep, basic, strict=True)], bool)
-        if doubt is not None:
-            ask |= keep & doubt
-        if not ask.any():
-            return out
-        if self._classifier is None:
-            from vision.classify import BallClassifier
-
-            self._classifier = BallClassifier.load()
-        res = self._classifier.classify(img, uv[ask], radii[ask])
-        out[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
-        return out
-
-    def _add_skittles(self, img: np.ndarray, det: Detections) -> Detections:
-        """``det`` with the 5-pin skittles found near their marks (class ``skittle``)."""
-
-        def distance(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
-            roi = img[y0:y1, x0:x1].astype(np.float32)
-            return plate_distance(roi, self.plate_full[y0:y1, x0:x1], self.pn)
-
-        uv, xy = find_skittles(img, distance, self.calib, self.table, self.thr, det.uv, det.radius)
-        n = len(uv)
-        if n == 0:
-            return det
-        return Detections(
-            det.frame,
-            det.t,
-            np.r_[det.uv, uv],
-            np.r_[det.xy, xy],
-            np.r_[det.radius, np.zeros(n)],
-            np.r_[det.cls, np.full(n, "skittle", object)],
-            np.r_[det.score, np.ones(n)],
-            np.r_[det.blurred, np.zeros(n, bool)],
-            det.actors,
-        )
 
     def _pack(
         self,

@@ -1,0 +1,133 @@
+"""The detector's foreground in work px: the colour distance to the cloth model,
+thresholded inside the surface, recomputed only in tiles whose pixels changed.
+
+A mixin of :class:`vision.detect.Detector` (its attributes: ``plate``, ``_plate_box``,
+``_region_box``, ``_bbox``, ``thr``, ``pn``, the kernels and the held arrays).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.capture import Frame
+from vision.colour import plate_distance
+
+LOCAL_FRACTION = 0.4
+TILE = 16  # work px: the foreground is computed again only in tiles whose pixels changed
+TILE_SETTLE = 6  # ... and in the frames after it changed
+CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
+CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
+MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
+
+
+class TileForeground:
+    """Foreground, crop and change test of :class:`vision.detect.Detector` (work px)."""
+
+    def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(work-scale colour distance, cleaned work-scale foreground mask), both cropped
+        to the table's bounding box ``self._bbox`` (x, y, w, h in work px).
+
+        Only tiles (:data:`TILE` work px) whose pixels changed by more than compression
+        noise (against the tile's pixels when it last changed) within the last
+        :data:`TILE_SETTLE` frames are computed again (with the margin the filters
+        reach); elsewhere the last values stand. The arrays returned are
+        the detector's own and change with the next frame."""
+        if self.plate is None:
+            self.fit_background([img])
+        small = self._crop(img)
+        h, w = small.shape[:2]
+        if self._held is None:
+            self._held = (small.copy(), np.zeros((h, w), np.float32), np.zeros((h, w), np.uint8))
+            self._update_tiles(small, (0, 0, w, h))
+            return self._held[1], self._held[2]
+        _, hot = cv2.threshold(
+            cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
+        )
+        s = cv2.integral(hot)  # changed pixels per tile from the summed-area table
+        if self._tile_ix is None:  # the tile corners in the table (fixed for the detector)
+            ys = np.append(np.arange(0, h, TILE), h)
+            xs = np.append(np.arange(0, 3 * w, 3 * TILE), 3 * w)
+            self._tile_ix = np.ix_(ys, xs)
+        c = s[self._tile_ix]
+        tiles = (c[1:, 1:] - c[:-1, 1:] - c[1:, :-1] + c[:-1, :-1] > 0).astype(np.uint8)
+        self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
+        if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
+            th, tw = tiles.shape
+            grid = cv2.resize(tiles, (tw * TILE, th * TILE), interpolation=cv2.INTER_NEAREST)
+            cv2.copyTo(small, grid[:h, :w], self._held[0])
+        dirty = (self._heat > 0).astype(np.uint8)
+        if dirty.any():
+            _, _, stats, _ = cv2.connectedComponentsWithStats(dirty, connectivity=8)
+            for tx, ty, tw, th, _ in stats[1:]:
+                self._update_tiles(
+                    small, (tx * TILE, ty * TILE, (tx + tw) * TILE, (ty + th) * TILE)
+                )
+        return self._held[1], self._held[2]
+
+    def _update_tiles(self, small: np.ndarray, rect: tuple[int, int, int, int]) -> None:
+        """Recompute the foreground inside ``rect`` (x0, y0, x1, y1 work px of the bbox)
+        grown by the filters' reach ``m``, from the colour distance over twice that."""
+        _, d, fg = self._held
+        h, w = d.shape
+        x0, y0, x1, y1 = rect
+        m = self._margin
+        X0, Y0, X1, Y1 = (
+            max(0, x0 - 2 * m),
+            max(0, y0 - 2 * m),
+            min(w, x1 + 2 * m),
+            min(h, y1 + 2 * m),
+        )
+        sub = small[Y0:Y1, X0:X1]
+        dd = plate_distance(sub.astype(np.float32), self._plate_box[Y0:Y1, X0:X1], self.pn)
+        d[Y0:Y1, X0:X1] = dd
+        # relative threshold: a pixel must reach a fraction of the strongest contrast within
+        # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)
+        # (on a pool table the strongest contrast of a ball's body: the white number
+        # circle on a dark ball is thinner than the opening kernel, so the erosion drops
+        # it before the dilation)
+        body = cv2.erode(dd, self._kernel) if self.table.kind in MARKED_BALLS else dd
+        local = cv2.dilate(body, self._local_kernel)
+        inside = self._region_box[Y0:Y1, X0:X1]
+        f = ((dd > self.thr) & (dd >= LOCAL_FRACTION * local) & inside).astype(np.uint8)
+        # lone holes (7 of their 8 neighbours foreground) are a ball's glare spots (a black
+        # ball's, near the cloth's colour): filled, or the opening erodes the ball away
+        f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
+        f = cv2.morphologyEx(f, cv2.MORPH_OPEN, self._kernel)
+        a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
+        fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
+
+    def _crop(self, img: np.ndarray) -> np.ndarray:
+        """The work image of the table's bounding box (uint8 BGR, work px); only that part
+        of the video frame is resized where the scale is an exact integer factor. The last
+        frame's answer is kept (the change test and the detection share it)."""
+        if self._small is not None and self._small[0] is img:
+            return self._small[1]
+        if self._bbox_full is None or img.shape[:2] != (self.size[1], self.size[0]):
+            x, y, w, h = self._bbox
+            small = self._work(img)[y : y + h, x : x + w]
+        elif self._nearest is not None:  # the same pixels, picked without arithmetic
+            X, Y, W, H = self._nearest
+            size = (self._bbox[2], self._bbox[3])
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
+        else:  # whole k x k blocks: the same values as resizing the whole frame
+            X, Y, W, H = self._bbox_full
+            size = (self._bbox[2], self._bbox[3])
+            how = cv2.INTER_LINEAR if self._fast_resize else cv2.INTER_AREA
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=how)
+        self._small = (img, small)
+        return small
+
+    def _changed(self, frame: Frame) -> bool:
+        """True when the table's picture differs from the reference (the first frame after
+        the last change) by more than compression noise (:data:`CHANGE_LEVEL`,
+        :data:`CHANGE_PIXELS`, work px): a slow drift adds up against a fixed reference."""
+        if self._ref is None:
+            return True
+        if self._seen is not None and self._seen[0] is frame.image and self._seen[1] is self._ref:
+            return self._seen[2]
+        diff = cv2.absdiff(self._crop(frame.image), self._ref)
+        _, hot = cv2.threshold(diff.reshape(diff.shape[0], -1), CHANGE_LEVEL, 255, 0)
+        changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
+        self._seen = (frame.image, self._ref, changed)
+        return changed
