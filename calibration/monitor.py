@@ -153,11 +153,20 @@ class CalibrationMonitor:
         frac = np.where(den < 0, 0.5 * (y0 - y2) / np.where(den < 0, den, -1), 0.0)
         shift = k1 - MAX_SHIFT + np.clip(frac, -1, 1)
         good = (best > 0.8) & (rn > 1e-3 + 2.0 * np.sqrt(2 * m + 1))
-        h, w = frame.shape[:2]
+        return shift, good & self._in_view(frame.shape[1], frame.shape[0])
+
+    def _in_view(self, w: int, h: int) -> np.ndarray:
+        """(4, n) bool: the matched window of each profile lies inside a ``w`` x ``h`` px
+        picture (computed once per sample geometry :attr:`xy` and picture size)."""
+        key = getattr(self, "_view_key", None)
+        if key is not None and key[0] is self.xy and key[1:] == (w, h):
+            return self._view
+        m = REACH - MAX_SHIFT
         mid = self.xy[..., MAX_SHIFT : MAX_SHIFT + 2 * m + 1, :]  # the matched window
         lo, hi = mid.min(axis=(2, 3)), mid.max(axis=(2, 3))
-        good &= (lo >= 0).all(-1) & (hi[..., 0] <= w - 1) & (hi[..., 1] <= h - 1)  # in view
-        return shift, good
+        self._view = (lo >= 0).all(-1) & (hi[..., 0] <= w - 1) & (hi[..., 1] <= h - 1)
+        self._view_key = (self.xy, w, h)
+        return self._view
 
     def check(self, frame: np.ndarray) -> Check:
         """Compare ``frame`` (BGR, recorded px) with the plate across the cushion noses."""

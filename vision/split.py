@@ -6,7 +6,9 @@ expected ball radius there.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -117,9 +119,9 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
     if m["m00"] <= 0:
         return 0.0, 0.0, np.zeros(2)
     c = np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
-    cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / m["m00"]
-    ev = np.sort(np.linalg.eigvalsh(cov))[::-1]
-    return 4.0 * np.sqrt(max(ev[0], 0.0)), 4.0 * np.sqrt(max(ev[1], 0.0)), c
+    a, b, d = m["mu20"] / m["m00"], m["mu11"] / m["m00"], m["mu02"] / m["m00"]
+    mid, rad = 0.5 * (a + d), math.hypot(0.5 * (a - d), b)  # the 2x2 covariance's eigenvalues
+    return 4.0 * math.sqrt(max(mid + rad, 0.0)), 4.0 * math.sqrt(max(mid - rad, 0.0)), c
 
 
 def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
@@ -214,6 +216,11 @@ def isolated(
     x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(W, x + w + pad), min(H, y + h + pad)
     lab = labels[y0:y1, x0:x1]
     own = (lab == i).astype(np.uint8)
-    k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * pad - 1, 2 * pad - 1))
-    ring = (cv2.dilate(own, k) > 0) & (own == 0)
+    ring = (cv2.dilate(own, _ellipse(2 * pad - 1)) > 0) & (own == 0)
     return not ring.any() or float(((lab > 0) & ring).mean() / ring.mean()) < 0.1
+
+
+@lru_cache(maxsize=32)
+def _ellipse(size: int) -> np.ndarray:
+    """The elliptic structuring element ``size`` x ``size`` px (made once per size)."""
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
