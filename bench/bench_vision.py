@@ -9,10 +9,9 @@
 * Speed: ``tablemon replay`` on a 1080p video (the first 1080p clip written
   ``SPEED_LOOPS`` times into one file) in a child process with ``OMP_NUM_THREADS=1`` (one
   core), against plain decoding of the same file with one decoder thread; wall and CPU
-  time of both, their ratios and the replay's peak RSS.
+  time of both, their ratios and the replay's peak RSS (``bench.bench_speed``).
 * Stages: the same replay in a one-core child with each stage's CPU time counted
-  (``time.process_time`` around decoding, the drift check, detection and its parts,
-  tracking): CPU ms a frame per stage, to see where the 8.3 ms a frame of 4x go.
+  (``bench.bench_speed``): CPU ms a frame per stage.
 * Memory: the clip looped in-process (``vision.capture.LoopedSource``) for 30 minutes of
   video (54000 frames) or as many as fit in ``MEMORY_BUDGET_S``; RSS sampled every
   ``RSS_EVERY`` frames: first, last, peak and the slope.
@@ -33,12 +32,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.bench_speed import (  # re-exported: the memory benches use them too
+    ONE_CORE as ONE_CORE,
+)
+from bench.bench_speed import (
+    SPEED_LOOPS,
+    _child,
+    _load,
+    _print_speed,
+    _print_stages,
+    speed,
+    stages,
+)
 from bench.bench_vision_real import snooker_stills
 from contract.calib import read_calibration
 from contract.tables import load_table
@@ -92,52 +102,11 @@ def _score(base: Path) -> dict:
     }
 
 
-ONE_CORE = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-# each child prints one last line: "<cpu seconds> <peak RSS MiB> [<its own figures>]"; the
-# peak is the process's own VmHWM (ru_maxrss would carry the parent's peak across exec)
-HWM = (
-    "u=resource.getrusage(resource.RUSAGE_SELF)\n"
-    "hwm=[l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
-)
-DECODE = (
-    "import cv2,resource,sys\ncv2.setNumThreads(1)\n"
-    "c=cv2.VideoCapture(sys.argv[1],cv2.CAP_FFMPEG,[cv2.CAP_PROP_N_THREADS,1])\n"
-    "n=0\nwhile c.read()[0]: n+=1\n" + HWM + "print(u.ru_utime+u.ru_stime, int(hwm)//1024, n)\n"
-)
-REPLAY = (
-    "import resource,sys\nfrom service.cli import main\nrc=main(sys.argv[1:])\n"
-    + HWM
-    + "print(u.ru_utime+u.ru_stime, int(hwm)//1024)\nsys.exit(rc)\n"
-)
 MEMORY_PAUSE_S = 10.0  # the memory loop: the table at rest between two plays of the clip
 MEMORY = "import sys\nfrom bench.bench_vision import memory_child\nmemory_child(*sys.argv[1:])\n"
-STAGES = "import sys\nfrom bench.bench_vision import stages_child\nstages_child(*sys.argv[1:])\n"
-# stage label -> (module, attribute path) of the function whose CPU time it counts; the
-# indented ones run inside "detect" (and "refine" inside "pack")
-STAGE_FUNCS = (
-    ("decode", "vision.capture", "VideoSource._read"),
-    ("drift check", "vision.register", "DriftWatch.step"),
-    ("detect", "vision.detect", "Detector.detect"),
-    ("  change test", "vision.detect", "Detector._changed"),
-    ("  foreground", "vision.detect", "Detector.foreground"),
-    ("  components", "vision.detect", "components"),
-    ("  blob split", "vision.detect", "fit_blob"),
-    ("  pack", "vision.detect", "Detector._pack"),
-    ("    refine", "vision.detect", "refine_centres"),
-    ("track", "vision.track", "Tracker.update"),
-)
-SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
 MEMORY_FRAMES = 54000  # 30 minutes at 30 fps
 MEMORY_BUDGET_S = 420.0  # ... or as many frames as fit in this many seconds
 RSS_EVERY = 1000  # frames between RSS samples (fewer on a short loop)
-
-
-def _load() -> float:
-    """The 1-minute load average (0 where unknown): how busy the machine was."""
-    try:
-        return float(os.getloadavg()[0])
-    except OSError:
-        return 0.0
 
 
 def memory_settings(quick: bool) -> tuple[int, float]:
@@ -157,96 +126,6 @@ def memory_settings(quick: bool) -> tuple[int, float]:
             "TABLEMON_BENCH_MEMORY_MINUTES and TABLEMON_BENCH_MEMORY_BUDGET_S must be numbers"
         ) from None
     return frames, budget
-
-
-def _child(code: str, args: list[str]) -> tuple[float, list[str]]:
-    """Run python ``code`` with ``args`` on one core; (wall seconds, its last line's
-    fields)."""
-    t0 = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env={**os.environ, **ONE_CORE},
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return time.perf_counter() - t0, (done.stdout.strip().splitlines() or [""])[-1].split()
-
-
-def looped_video(base: Path, loops: int) -> Path:
-    """``base``.mp4 written ``loops`` times in a row into one file (cached beside it): a
-    longer 1080p30 video, so start-up costs weigh as they do on a real match."""
-    out = base.with_name(f"{base.name}-x{loops}.mp4")
-    if out.is_file():
-        return out
-    import cv2
-
-    tmp = out.with_suffix(".part.mp4")
-    cap = cv2.VideoCapture(str(base.with_suffix(".mp4")))
-    fps = cap.get(cv2.CAP_PROP_FPS) or 30.0
-    size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
-    cap.release()
-    w = cv2.VideoWriter(str(tmp), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
-    for _ in range(loops):  # frame by frame: this process stays small
-        cap = cv2.VideoCapture(str(base.with_suffix(".mp4")))
-        while True:
-            ok, img = cap.read()
-            if not ok:
-                break
-            w.write(img)
-        cap.release()
-    w.release()
-    tmp.rename(out)
-    return out
-
-
-def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
-    """``tablemon replay`` on one core vs plain one-thread decoding of the same 1080p file
-    (the clip looped ``loops`` times): wall and CPU seconds of each child, their ratio,
-    the replay's peak RSS."""
-    video = looped_video(base, loops) if loops > 1 else base.with_suffix(".mp4")
-    calib = read_calibration(f"{base}.calib.json")
-    load = _load()
-    dec_s, (dec_cpu, _, n) = _child(DECODE, [str(video)])
-    rep_s, (rep_cpu, rep_rss) = _child(
-        REPLAY,
-        [
-            "replay",
-            str(video),
-            "--game",
-            "carom-5pin" if load_table(calib.data.table).kind == "carom" else "pyramid-free",
-            "--calibration",
-            f"{base}.calib.json",
-            "--out",
-            str(tmp / "speed.match.json"),
-            "--no-progress",
-        ],
-    )
-    from vision.capture import VideoSource
-
-    with VideoSource(video) as src:
-        fps = src.fps
-    n, dec_cpu, rep_cpu = int(n), float(dec_cpu), float(rep_cpu)
-    return {
-        "video": video.name,
-        "frames": n,
-        "video_fps": fps,
-        "replay_s": rep_s,
-        "replay_cpu_s": rep_cpu,
-        "replay_fps": n / rep_s,
-        "realtime_factor": n / fps / rep_s,
-        "realtime_factor_cpu": n / fps / rep_cpu,
-        "decode_s": dec_s,
-        "decode_cpu_s": dec_cpu,
-        "decode_fps": n / dec_s,
-        "replay_over_decode": rep_s / dec_s,
-        "replay_over_decode_cpu": rep_cpu / dec_cpu,
-        # CPU ms a frame the replay spends beyond decoding (4x real time at 30 fps leaves
-        # 8.3 ms a frame in all, decoding included)
-        "work_beyond_decode_ms": 1000.0 * (rep_cpu - dec_cpu) / max(1, n),
-        "peak_rss_mib": int(rep_rss),
-        "load_average": load,
-    }
 
 
 def rss_mib() -> float:
@@ -324,68 +203,6 @@ def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) ->
         "peak_rss_mib": hwm_mib(),
     }
     Path(out).write_text(json.dumps(doc))
-
-
-def stages_child(video: str, calib_path: str, out: str) -> None:
-    """In a child process: replay ``video`` with every function of :data:`STAGE_FUNCS`
-    wrapped by a CPU-time counter; JSON of the seconds per stage to ``out``."""
-    import importlib
-
-    from vision.replay import track_video
-
-    spent: dict[str, float] = {}
-
-    def counted(label: str, f):
-        def g(*a, **k):
-            c = time.process_time()
-            try:
-                return f(*a, **k)
-            finally:
-                spent[label] = spent.get(label, 0.0) + time.process_time() - c
-
-        return g
-
-    for label, module, name in STAGE_FUNCS:
-        owner = importlib.import_module(module)
-        *path, attr = name.split(".")
-        for part in path:
-            owner = getattr(owner, part)
-        setattr(owner, attr, counted(label, getattr(owner, attr)))
-    calib = read_calibration(calib_path)
-    c0 = time.process_time()
-    res = track_video(video, calib, load_table(calib.data.table))
-    doc = {"frames": res.frames, "cpu_s": time.process_time() - c0, "stages": spent}
-    Path(out).write_text(json.dumps(doc))
-
-
-def stages(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
-    """CPU ms a frame of each replay stage (:data:`STAGE_FUNCS`) on the speed video, in a
-    one-core child; ``track_video`` in all, set-up included (not the CLI's imports and
-    shots)."""
-    video = looped_video(base, loops) if loops > 1 else base.with_suffix(".mp4")
-    out = tmp / "stages.json"
-    load = _load()
-    _child(STAGES, [str(video), f"{base}.calib.json", str(out)])
-    doc = json.loads(out.read_text())
-    n = max(1, doc["frames"])
-    ms = {k: 1000.0 * doc["stages"].get(k, 0.0) / n for k, _, _ in STAGE_FUNCS}
-    return {
-        "video": video.name,
-        "frames": doc["frames"],
-        "track_video_ms": 1000.0 * doc["cpu_s"] / n,
-        "stage_ms": ms,
-        "load_average": load,
-    }
-
-
-def _print_stages(st: dict) -> None:
-    print(
-        f"stages ({st['video']}, {st['frames']} frames, one core): CPU ms a frame, "
-        f"track_video {st['track_video_ms']:.2f} in all; load average "
-        f"{st['load_average']:.1f} at the start"
-    )
-    for label, v in st["stage_ms"].items():
-        print(f"  {label:16s} {v:6.2f}")
 
 
 def memory(base: Path, tmp: Path, frames: int, budget_s: float) -> dict:
@@ -478,19 +295,6 @@ def _print(r: dict) -> None:
         )
     _print_speed(r["speed"])
     _print_memory(r.get("memory"))
-
-
-def _print_speed(sp: dict | None) -> None:
-    if sp is not None:
-        print(
-            f"speed ({sp['video']}, {sp['frames']} frames, one core): replay "
-            f"{sp['replay_fps']:.1f} fps = {sp['realtime_factor']:.2f}x real time wall, "
-            f"{sp['realtime_factor_cpu']:.2f}x by CPU time (target 4x); plain decoding "
-            f"{sp['decode_fps']:.1f} fps; replay/decode {sp['replay_over_decode']:.2f} wall, "
-            f"{sp['replay_over_decode_cpu']:.2f} CPU ({sp['work_beyond_decode_ms']:.2f} ms a "
-            f"frame beyond decoding); peak RSS {sp['peak_rss_mib']} MiB; load average "
-            f"{sp['load_average']:.1f} at the start"
-        )
 
 
 def _print_memory(mem: dict | None) -> None:
