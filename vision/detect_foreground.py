@@ -107,7 +107,9 @@ class TileForeground:
             x, y, w, h = self._bbox
             small = self._work(img)[y : y + h, x : x + w]
         elif self._nearest is not None:  # the same pixels, picked without arithmetic
-            small = self._pick(img)
+            X, Y, W, H = self._nearest
+            size = (self._bbox[2], self._bbox[3])
+            small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
         else:  # whole k x k blocks: the same values as resizing the whole frame
             X, Y, W, H = self._bbox_full
             size = (self._bbox[2], self._bbox[3])
@@ -115,21 +117,6 @@ class TileForeground:
             small = cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=how)
         self._small = (img, small)
         return small
-
-    def _pick(self, img: np.ndarray) -> np.ndarray:
-        """Every k-th pixel of every k-th row of the video frame's box ``self._nearest``
-        (the values ``cv2.resize`` with ``INTER_NEAREST`` gives): the rows by slicing, the
-        pixels by one ``cv2.mixChannels`` over each row seen as pixels of 3k channels
-        (a third of the resize's CPU time at 1080p)."""
-        X, Y, W, H = self._nearest
-        w, h = self._bbox[2], self._bbox[3]
-        rows = img[Y : Y + H : H // h, X : X + W]
-        if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8 or len(rows) != h:
-            size = (w, h)
-            return cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
-        out = np.empty((h, w, 3), np.uint8)
-        cv2.mixChannels([rows.reshape(h, w, -1)], [out], [0, 0, 1, 1, 2, 2])
-        return out
 
     def _changed(self, frame: Frame) -> bool:
         """True when the table's picture differs from the reference (the first frame after

@@ -1,61 +1,14 @@
-"""The detector's cheaper paths give the values of the plain ones: the 1/3 crop picked by
-``mixChannels`` equals OpenCV's nearest resize, a blob's axes in closed form equal the
-eigenvalues numpy computes, and the isolation kernel is the structuring element."""
+"""The blob split's cheaper paths give the values of the plain ones: a blob's axes in
+closed form equal the eigenvalues numpy computes, and the isolation test's cached kernel is
+the structuring element."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from contract.calib import read_calibration
-from contract.tables import load_table
-from vision.detect import Detector
 from vision.split import _axes, _ellipse, isolated
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "videos"
-
-
-@pytest.fixture(scope="module")
-def detector_1080() -> Detector:
-    calib = read_calibration(FIXTURES / "pyramid-knock-1080.calib.json")
-    det = Detector(calib, load_table(calib.data.table), tuple(calib.data.image_size))
-    assert det._nearest is not None  # 1080p: an odd integer scale, the picking path
-    return det
-
-
-def _resized(det: Detector, img: np.ndarray) -> np.ndarray:
-    X, Y, W, H = det._nearest
-    size = (det._bbox[2], det._bbox[3])
-    return cv2.resize(img[Y : Y + H, X : X + W], size, interpolation=cv2.INTER_NEAREST)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("layout", ["contiguous", "view", "fortran"])
-def test_the_picked_crop_equals_the_nearest_resize(detector_1080, seed, layout) -> None:
-    w, h = detector_1080.size
-    rng = np.random.default_rng(seed)
-    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-    if layout == "view":  # a frame inside a larger buffer (row stride beyond its width)
-        big = rng.integers(0, 256, (h + 8, w + 16, 3), dtype=np.uint8)
-        big[4 : 4 + h, 8 : 8 + w] = img
-        img = big[4 : 4 + h, 8 : 8 + w]
-    elif layout == "fortran":
-        img = np.asfortranarray(img)
-    got = detector_1080._pick(img)
-    assert got.shape == (detector_1080._bbox[3], detector_1080._bbox[2], 3)
-    assert np.array_equal(got, _resized(detector_1080, img))
-
-
-def test_the_picked_crop_is_a_new_array_each_frame(detector_1080) -> None:
-    w, h = detector_1080.size
-    a = np.full((h, w, 3), 10, np.uint8)
-    b = np.full((h, w, 3), 200, np.uint8)
-    first = detector_1080._pick(a)
-    detector_1080._pick(b)
-    assert int(first.max()) == 10  # the reference kept from a frame is not overwritten
 
 
 @pytest.mark.parametrize(
