@@ -45,6 +45,7 @@ from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
 from vision.split import BlobFit, components, fit_blob, isolated
+from vision.streak import StreakWatch
 
 
 def _poly_basis(u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -129,6 +130,7 @@ class Detector(TileForeground, CandidateChecks):
         self._measured = -(10**9)  # the frame of the last full detection
         self._first_look = True  # no balls measured yet (a still image: every ball at rest)
         self._rest_shift = np.zeros((0, 4))  # resting balls: centroid u, v and edge - centroid
+        self._streaks = StreakWatch()  # dark balls' faint streaks (vision.streak)
 
     # ------------------------------------------------------------ background
     def _work(self, img: np.ndarray) -> np.ndarray:
@@ -287,6 +289,7 @@ class Detector(TileForeground, CandidateChecks):
         self._cache = cache
         uv0 = np.concatenate(centres).reshape(-1, 2) if centres else np.zeros((0, 2))
         dets = self._pack(frame, d, uv0, blurred, owner, actors)
+        dets = self._streaks.look(self, self._crop(img), fg, dets)
         return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
 
     def _carry_shift(

@@ -1,0 +1,226 @@
+"""A struck ball's faint streak, looked for where a ball of nearly the cloth's colour
+was just lost in the open.
+
+A dark ball struck fast over cloth of nearly its own colour (the blue 2 on blue cloth in
+the 9-ball footage) smears into a streak whose colour distance from the cloth model
+(about 13-14 as a ball-sized mean) stays under the detector's threshold (22 and more),
+though far above what empty cloth shows (a ball-sized mean of 1-3): the ball is never
+seen between the contact and the pocket, and its pocket is missed.
+
+:class:`StreakWatch` remembers the last frame's balls. A ball that is gone now (no ball
+of its class within a diameter), away from every actor (arm, cue, body: hidden there)
+and from the pockets (dropped there), and whose own contrast against the cloth was low
+(under :data:`LOW_CONTRAST` thresholds: a bright ball's smear stays above the
+threshold and is found by the detector) is *lost*. For :data:`FRAMES` frames it is
+looked for: the colour distance of the work picture is averaged over ball-sized patches
+within reach of where it was (:data:`REACH_BALLS` diameters a frame; once a streak was
+found, around where its velocity carries it), away from every foreground pixel (the
+balls found, the cue, an arm); the best patch is the ball, as a smeared detection of
+its class, where it reaches :data:`LEVEL` of the threshold and the picture there changed
+since the last frame (a streak moves; a cloth mark does not). Work px for pictures,
+video px for the detections' ``uv``, table mm for their ``xy``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.capture import Detections
+from vision.colour import plate_distance
+
+if TYPE_CHECKING:
+    from vision.detect import Detector
+
+FRAMES = 3  # frames after the last sight (a detection or a streak) a lost ball is looked for
+REACH_BALLS = 6.0  # diameters a struck ball can travel in one frame
+FOLLOW_BALLS = 1.5  # diameters of search around a streak's predicted next centre
+LEVEL = 0.5  # share of the detector's threshold a ball-sized patch must reach
+LOW_CONTRAST = 3.0  # thresholds: only a ball darker against the cloth than this is looked for
+CLEAR_BALLS = 0.5  # diameters kept clear around every foreground pixel (balls, cue, arm)
+CHANGE = 3.0  # mean change (8-bit levels) of the patch since the last frame: it moved
+POCKET_BALLS = 2.0  # diameters from a pocket centre within which a vanished ball dropped
+
+
+@dataclass
+class Lost:
+    """A ball not found again: its last centre (work px of the detector's bbox), its
+    velocity there (work px a frame; ``None`` until a streak was found), class, the frame
+    it was last seen (as a ball or a streak), its radius (work px) and the streaks found
+    (the first starts at the contact: a velocity is trusted from the second on)."""
+
+    at: np.ndarray
+    v: np.ndarray | None
+    cls: str
+    frame: int
+    r: float
+    hits: int = 0  # streaks found so far
+
+
+class StreakWatch:
+    """Finds the streaks of dark balls lost in the open (see the module's text); one per
+    :class:`~vision.detect.Detector` and cloth model."""
+
+    def __init__(self) -> None:
+        self._prev: Detections | None = None  # the last frame's balls
+        self._prev_small: np.ndarray | None = None  # the last frame's work bbox picture
+        self._prev_d: np.ndarray | None = None  # ... and its colour distance
+        self._lost: list[Lost] = []
+        self.found = 0  # streaks added (diagnostics)
+
+    def look(
+        self, det: Detector, small: np.ndarray, fg: np.ndarray, dets: Detections
+    ) -> Detections:
+        """``dets`` (this frame's balls) with the streaks of lost balls added.
+        ``small``: the frame's work picture of the detector's bbox (BGR uint8); ``fg``: its
+        foreground mask (work px, the bbox's)."""
+        prev, prev_small, prev_d = self._prev, self._prev_small, self._prev_d
+        d_now = det._held[1] if det._held is not None else None
+        self._prev_small = small
+        self._prev_d = None if d_now is None else d_now.copy()
+        if prev is not None and prev_d is not None:
+            self._lost += self._newly_lost(det, prev, prev_d, dets)
+        self._lost = [b for b in self._lost if dets.frame - b.frame <= FRAMES]
+        if not self._lost or prev_small is None or prev_small.shape != small.shape:
+            self._prev = dets
+            return dets
+        found: list[tuple[np.ndarray, float, str]] = []
+        s = det.scale
+        ox, oy = det._bbox[:2]
+        taken = (np.asarray(dets.uv, float).reshape(-1, 2) + 0.5) * s - 0.5 - [ox, oy]
+        clear = cv2.dilate(fg, _disk(max(1, int(round(CLEAR_BALLS * 2 * _median_r(self._lost))))))
+        usable = det._region_box & (clear == 0)
+        for b in self._lost:
+            age = dets.frame - b.frame
+            if b.v is None or b.hits < 2:  # the first streak starts at the contact
+                centre, reach = b.at, REACH_BALLS * 2 * b.r * age
+            else:
+                centre, reach = b.at + b.v * age, FOLLOW_BALLS * 2 * b.r * age
+            hit = self._best(det, small, prev_small, usable, centre, reach, b.r, taken)
+            if hit is None:
+                continue
+            b.v = (hit - b.at) / age
+            b.at, b.frame, b.hits = hit, dets.frame, b.hits + 1
+            found.append((hit, b.r, b.cls))
+            taken = np.r_[taken, hit[None]]
+        out = dets if not found else self._added(det, dets, found)
+        self._prev = out
+        return out
+
+    def _newly_lost(
+        self, det: Detector, prev: Detections, prev_d: np.ndarray, dets: Detections
+    ) -> list[Lost]:
+        """The last frame's low-contrast balls gone now in the open (work px)."""
+        D = det.table.ball_mm
+        out: list[Lost] = []
+        if not len(prev):
+            return out
+        s = det.scale
+        ox, oy = det._bbox[:2]
+        pockets = np.array([p.centre for p in det.table.pockets], float).reshape(-1, 2)
+        actors = np.asarray(dets.actors, float).reshape(-1, 4)
+        xy_now = np.asarray(dets.xy, float).reshape(-1, 2)
+        cls_now = np.asarray(dets.cls, object)
+        for i in range(len(prev)):
+            p, c = prev.xy[i], prev.cls[i]
+            if prev.blurred[i] or not np.all(np.isfinite(p)):
+                continue  # only a ball seen sharp (at rest or slow) before it vanished
+            if len(xy_now) and np.any((cls_now == c) & (np.hypot(*(xy_now - p).T) < D)):
+                continue
+            if any(a[0] - D <= p[0] <= a[2] + D and a[1] - D <= p[1] <= a[3] + D for a in actors):
+                continue
+            if len(pockets) and np.hypot(*(pockets - p).T).min() < POCKET_BALLS * D:
+                continue
+            if any(b.cls == c and b.v is not None for b in self._lost):
+                continue  # a streak of that class is being followed
+            w = (prev.uv[i] + 0.5) * s - 0.5 - [ox, oy]
+            r = float(prev.radius[i]) * s
+            if _patch_mean(prev_d, w, r) >= LOW_CONTRAST * det.thr:
+                continue  # a bright ball: its smear stays above the threshold
+            out.append(Lost(w, None, str(c), prev.frame, r))
+        return out
+
+    def _best(
+        self,
+        det: Detector,
+        small: np.ndarray,
+        before: np.ndarray,
+        usable: np.ndarray,
+        centre: np.ndarray,
+        reach: float,
+        r: float,
+        taken: np.ndarray,
+    ) -> np.ndarray | None:
+        """The centre (work px, bbox) of the strongest ball-sized patch of colour distance
+        within ``reach`` of ``centre`` over ``usable`` pixels, at least :data:`LEVEL` of
+        the threshold and changed since ``before``; ``None`` if none."""
+        h, w = usable.shape
+        x0, y0 = max(0, int(centre[0] - reach)), max(0, int(centre[1] - reach))
+        x1, y1 = min(w, int(centre[0] + reach) + 2), min(h, int(centre[1] + reach) + 2)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return None
+        roi = small[y0:y1, x0:x1].astype(np.float32)
+        dist = plate_distance(roi, det._plate_box[y0:y1, x0:x1], det.pn)
+        k = max(3, 2 * int(round(r)) + 1)
+        mean = cv2.blur(np.where(usable[y0:y1, x0:x1], dist, 0.0).astype(np.float32), (k, k))
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        ok = np.hypot(gx - centre[0], gy - centre[1]) <= reach
+        for t in taken:
+            ok &= np.hypot(gx - t[0], gy - t[1]) > 4 * r
+        score = np.where(ok, mean, 0.0)
+        j = int(np.argmax(score))
+        if score.flat[j] < LEVEL * det.thr:
+            return None
+        cy, cx = divmod(j, x1 - x0)
+        at = np.array([cx + x0, cy + y0], float)
+        a0, b0 = max(0, int(at[0] - r)), max(0, int(at[1] - r))
+        a1, b1 = min(w, int(at[0] + r) + 1), min(h, int(at[1] + r) + 1)
+        diff = cv2.absdiff(small[b0:b1, a0:a1], before[b0:b1, a0:a1])
+        if float(diff.mean()) <= CHANGE:
+            return None  # the same picture as the last frame: a mark, not a moving streak
+        return at
+
+    def _added(
+        self, det: Detector, dets: Detections, found: list[tuple[np.ndarray, float, str]]
+    ) -> Detections:
+        """``dets`` with the streaks ``found`` (work px, radius, class) as smeared balls."""
+        s = det.scale
+        ox, oy = det._bbox[:2]
+        R = det.table.ball_radius
+        uv = np.array([(f[0] + [ox, oy] + 0.5) / s - 0.5 for f in found])
+        xy = det.calib.pixel_to_table(uv, height=R)
+        self.found += len(found)
+        return Detections(
+            dets.frame,
+            dets.t,
+            np.r_[np.asarray(dets.uv, float).reshape(-1, 2), uv],
+            np.r_[np.asarray(dets.xy, float).reshape(-1, 2), xy],
+            np.r_[dets.radius, [f[1] / s for f in found]],
+            np.r_[np.asarray(dets.cls, object), np.array([f[2] for f in found], object)],
+            np.r_[dets.score, np.full(len(found), 0.5)],
+            np.r_[np.asarray(dets.blurred, bool), np.ones(len(found), bool)],
+            dets.actors,
+        )
+
+
+def _disk(r: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
+def _median_r(lost: list[Lost]) -> float:
+    return float(np.median([b.r for b in lost]))
+
+
+def _patch_mean(d: np.ndarray, at: np.ndarray, r: float) -> float:
+    """The mean of ``d`` (work px) over the disk of radius ``r`` around ``at``."""
+    h, w = d.shape
+    x0, y0 = max(0, int(at[0] - r)), max(0, int(at[1] - r))
+    x1, y1 = min(w, int(at[0] + r) + 2), min(h, int(at[1] + r) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return float("inf")
+    gy, gx = np.mgrid[y0:y1, x0:x1]
+    inside = np.hypot(gx - at[0], gy - at[1]) <= r
+    return float(d[y0:y1, x0:x1][inside].mean()) if inside.any() else float("inf")
