@@ -53,6 +53,9 @@ class Detections:
     ``radius`` video px, ``cls`` class name, ``score`` 0..1 (disk coverage),
     ``blurred`` True for a motion smear; ``actors`` (K,4) boxes in table mm
     ``[xmin, ymin, xmax, ymax]`` of things that are not balls (arms, cues, bodies).
+    ``unsure``: the frame's pixels could not be placed on the table well (a drifting
+    camera's registration failed or misfits the cushion noses, :mod:`vision.register`):
+    its positions are not measurements a tracker may decide on.
     """
 
     frame: int
@@ -64,6 +67,7 @@ class Detections:
     score: np.ndarray = field(repr=False)
     blurred: np.ndarray = field(repr=False)
     actors: np.ndarray = field(repr=False)
+    unsure: bool = False
 
     def __len__(self) -> int:
         return len(self.uv)

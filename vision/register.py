@@ -30,6 +30,9 @@ from vision.detect import Detector
 
 RAIL_LEVEL = 30  # a rail sample changed: one colour channel moved more than this (8-bit)
 RAIL_CHANGED = 3  # the rails changed since the last check: more changed samples than this
+UNSURE_PX = 3.0  # a registered frame whose cushion noses fall farther than this (recorded
+# px, along their normals) from where the registration puts them is unsure ...
+UNSURE_MATCHED = 0.5  # ... as is one where fewer than this share of the plate's noses match
 
 
 def first_frames(source: str | int, count: int) -> list[np.ndarray]:
@@ -85,6 +88,8 @@ class DriftWatch:
         self.recent: deque[np.ndarray] = deque(maxlen=9)
         self.current = calib.data
         self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
+        self.frame_unsure = False  # the last frame stepped could not be placed well
+        self._drifting = False  # the camera was seen to move: every frame's fit is judged
         self.jumps: list = []  # camera_moved events of knocks followed by registration
         self._checked = -1  # the last frame checked
         self._lost = False  # registration failed: the monitor confirms and recalibrates
@@ -131,7 +136,29 @@ class DriftWatch:
             self._rail_ref = self._rails(frame.image)
         if self._lost or self.monitor.recalibrating:
             det = self._monitor(frame, det)
+        self.frame_unsure = self._judge_fit(frame)
         return det, self._warped(frame, det)
+
+    def _judge_fit(self, frame) -> bool:
+        """True when ``frame`` cannot be placed on the table well: the monitor is
+        confirming a move or recalibrating, or the camera was seen to move (a frame was
+        registered) and the registration in force (this frame's, or the last one kept
+        where this frame's failed) misfits the frame's cushion noses (by more than
+        :data:`UNSURE_PX`, or fewer than :data:`UNSURE_MATCHED` of the plate's match). Such a frame is added to
+        :attr:`unsure`: its rows are predictions, not measurements."""
+        if self._lost or self.monitor.recalibrating:
+            return True  # the monitor's own spans cover these frames
+        self._drifting = self._drifting or self.follower.G is not None
+        if not self._drifting:
+            return False  # a camera never seen to move: the monitor's checks guard it
+        chk = self.monitor.check(frame.image)  # the noses under the registration in force
+        bad = chk.shift_px > UNSURE_PX or chk.matched < UNSURE_MATCHED * self.monitor.base
+        if bad:
+            if self.unsure and self.unsure[-1][1] >= frame.index - 1:
+                self.unsure[-1][1] = max(self.unsure[-1][1], frame.index)
+            else:
+                self.unsure.append([frame.index, frame.index])
+        return bad
 
     def _rails(self, image: np.ndarray) -> np.ndarray:
         """(M,3) uint8 BGR of ``image`` (recorded px) at the monitor's nose profiles (the
@@ -200,8 +227,11 @@ class DriftWatch:
 
     def unwarp(self, dets: Detections) -> Detections:
         """Detections measured on a warped frame with their pixels back in the video
-        frame's own (recorded) px."""
+        frame's own (recorded) px, flagged ``unsure`` where the frame could not be placed
+        well (:meth:`_judge_fit`)."""
         G = self.follower.G
+        if self.frame_unsure:
+            dets = replace(dets, unsure=True)
         if G is None or not len(dets):
             return dets
         return replace(dets, uv=apply_h(np.linalg.inv(G), dets.uv))

@@ -237,7 +237,9 @@ class Tracker:
         ``image`` (the frame, BGR uint8, video px) lets the tracker read ball numbers.
         ``empty`` (table mm (N,2) -> (N,) bool, e.g. :meth:`Detector.cloth_empty`) says
         where this frame shows empty cloth: a ball predicted there for
-        ``empty_frames`` frames is not hidden but gone (lost)."""
+        ``empty_frames`` frames is not hidden but gone (lost). On a frame whose
+        detections are ``unsure`` (a camera not placed well, :mod:`vision.register`) the
+        balls are followed but none is pocketed, lost or born."""
         self._frame = det.frame
         self._frames_seen += 1
         if self._start is None:
@@ -290,7 +292,7 @@ class Tracker:
             tr.vote(det.cls[j])
         unseen = [tr for tr in live if id(tr) not in matched and tr.state == "active"]
         bare = empty(np.array([tr.x[:2] for tr in unseen])) if empty and unseen else None
-        if unseen:
+        if unseen and not det.unsure:
             # two balls never overlap: a ball predicted onto one measured now is a ghost
             seen = det.xy[js]
             pred = np.array([tr.x[:2] for tr in unseen])
@@ -306,13 +308,16 @@ class Tracker:
         )
         sunk_ids = {id(t) for t, s in zip(got, sunk.tolist(), strict=True) if s}
         for tr in live:
+            if det.unsure:  # positions of a frame not placed well: no ball leaves, none is new
+                continue
             if id(tr) not in matched:
                 self._missed(tr, det)
             elif id(tr) in sunk_ids:
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
         new: list[_Track] = []
         for j in np.nonzero(~self._in_pockets(det.xy))[0].tolist():
-            if j not in used_d:
+            beyond = not self.table.on_surface(*det.xy[j])  # no ball's centre is past a nose
+            if j not in used_d and not det.unsure and not beyond:
                 new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
                 matched[id(new[-1])] = j
         self.tracks += new
