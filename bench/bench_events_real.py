@@ -115,9 +115,12 @@ def run(out_dir: Path, quick: bool) -> dict:
     tot["truth_pockets"] = sum(len(r.get("truth_pockets", [])) for r in out.values())
     tot["found_strikes"] = sum(len(r.get("strikes", [])) for r in out.values())
     tot["found_pockets"] = sum(len(r.get("pockets", [])) for r in out.values())
+    tot["false_strikes"] = tot["found_strikes"] - tot["strikes_matched"]
+    tot["invented_pockets"] = tot["found_pockets"] - tot["pockets_matched"]
     print(
         f"strikes: {tot['strikes_matched']}/{tot['truth_strikes']} labelled found, "
-        f"{tot['found_strikes']} reported; pockets: {tot['pockets_matched']}/"
-        f"{tot['truth_pockets']} labelled found, {tot['found_pockets']} reported"
+        f"{tot['found_strikes']} reported ({tot['false_strikes']} false); pockets: "
+        f"{tot['pockets_matched']}/{tot['truth_pockets']} labelled found, "
+        f"{tot['found_pockets']} reported ({tot['invented_pockets']} invented)"
     )
     return {"clips": out, "totals": tot}

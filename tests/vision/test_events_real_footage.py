@@ -2,7 +2,8 @@
 one clip per cause fixed (skips without ../shared/footage): clip7's red 3 smeared into
 the cloth on its way to the pocket, clip5's 1 read in two colours by the back-right
 pocket (no pocket), clip1's 5 standing on the pocket's shelf before it drops, the carom
-white lost in its first moving frame (the strike at 44, no strike invented at 198)."""
+white lost in its first moving frame (the strike at 44, no strike invented at 198),
+clip3's blue 2 on blue cloth followed by its faint streak into the pocket."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CLIPS = (  # (clip, its strikes checked too)
     ("pool-9ball-overhead/clip5.mp4", False),
     ("pool-9ball-overhead/clip1.mp4", True),
     ("carom-3cushion-overhead/clip.mp4", True),
+    ("pool-9ball-overhead/clip3.mp4", True),  # the blue 2's faint streak (vision.streak)
 )
 
 
