@@ -7,8 +7,9 @@ the 9-ball footage) smears into a streak whose colour distance from the cloth mo
 though far above what empty cloth shows (a ball-sized mean of 1-3): the ball is never
 seen between the contact and the pocket, and its pocket is missed.
 
-:class:`StreakWatch` remembers the last frame's balls. A ball that is gone now (no ball
-of its class within a diameter), away from every actor (arm, cue, body: hidden there)
+:class:`StreakWatch` remembers the last frames' balls. A ball seen resting at its place
+in the last :data:`RESTED` detections that is gone now (no ball of its class within a
+diameter), away from every actor (arm, cue, body: hidden there)
 and from the pockets (dropped there), and whose own contrast against the cloth was low
 (under :data:`LOW_CONTRAST` thresholds: a bright ball's smear stays above the
 threshold and is found by the detector) is *lost*. For :data:`FRAMES` frames it is
@@ -17,12 +18,15 @@ within reach of where it was (:data:`REACH_BALLS` diameters a frame; once a stre
 found, around where its velocity carries it), away from every foreground pixel (the
 balls found, the cue, an arm); the best patch is the ball, as a smeared detection of
 its class, where it reaches :data:`LEVEL` of the threshold and the picture there changed
-since the last frame (a streak moves; a cloth mark does not). Work px for pictures,
-video px for the detections' ``uv``, table mm for their ``xy``.
+since the last frame (a streak moves; a cloth mark does not). A streak's detection has
+score :data:`SCORE` (no foreground): a tracker extends the lost ball's track with it and
+starts none from it. Work px for pictures, video px for the detections' ``uv``, table mm
+for their ``xy``.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -43,6 +47,8 @@ LOW_CONTRAST = 3.0  # thresholds: only a ball darker against the cloth than this
 CLEAR_BALLS = 0.5  # diameters kept clear around every foreground pixel (balls, cue, arm)
 CHANGE = 3.0  # mean change (8-bit levels) of the patch since the last frame: it moved
 POCKET_BALLS = 2.0  # diameters from a pocket centre within which a vanished ball dropped
+RESTED = 5  # full detections in a row a ball must have been seen at its place to be looked for
+SCORE = 0.0  # a streak's score: no foreground coverage (a tracker only extends a track with it)
 
 
 @dataclass
@@ -66,6 +72,7 @@ class StreakWatch:
 
     def __init__(self) -> None:
         self._prev: Detections | None = None  # the last frame's balls
+        self._history: deque[Detections] = deque(maxlen=RESTED)  # the last frames' balls
         self._prev_small: np.ndarray | None = None  # the last frame's work bbox picture
         self._prev_d: np.ndarray | None = None  # ... and its colour distance
         self._lost: list[Lost] = []
@@ -83,6 +90,7 @@ class StreakWatch:
         self._prev_d = None if d_now is None else d_now.copy()
         if prev is not None and prev_d is not None:
             self._lost += self._newly_lost(det, prev, prev_d, dets)
+        self._history.append(dets)
         self._lost = [b for b in self._lost if dets.frame - b.frame <= FRAMES]
         if not self._lost or prev_small is None or prev_small.shape != small.shape:
             self._prev = dets
@@ -126,8 +134,8 @@ class StreakWatch:
         cls_now = np.asarray(dets.cls, object)
         for i in range(len(prev)):
             p, c = prev.xy[i], prev.cls[i]
-            if prev.blurred[i] or not np.all(np.isfinite(p)):
-                continue  # only a ball seen sharp (at rest or slow) before it vanished
+            if prev.blurred[i] or not np.all(np.isfinite(p)) or not self._rested(p, c):
+                continue  # only a ball seen resting before it vanished (no passing junk)
             if len(xy_now) and np.any((cls_now == c) & (np.hypot(*(xy_now - p).T) < D)):
                 continue
             if any(a[0] - D <= p[0] <= a[2] + D and a[1] - D <= p[1] <= a[3] + D for a in actors):
@@ -142,6 +150,18 @@ class StreakWatch:
                 continue  # a bright ball: its smear stays above the threshold
             out.append(Lost(w, None, str(c), prev.frame, r))
         return out
+
+    def _rested(self, p: np.ndarray, c: str) -> bool:
+        """True when a ball of class ``c`` was seen within 10 mm of ``p`` (table mm) in
+        each of the last :data:`RESTED` full detections before this one."""
+        if len(self._history) < RESTED:
+            return False
+        for d in self._history:
+            xy = np.asarray(d.xy, float).reshape(-1, 2)
+            near = (np.asarray(d.cls, object) == c) & (np.hypot(*(xy - p).T) < 10.0)
+            if not near.any():
+                return False
+        return True
 
     def _best(
         self,
@@ -200,7 +220,7 @@ class StreakWatch:
             np.r_[np.asarray(dets.xy, float).reshape(-1, 2), xy],
             np.r_[dets.radius, [f[1] / s for f in found]],
             np.r_[np.asarray(dets.cls, object), np.array([f[2] for f in found], object)],
-            np.r_[dets.score, np.full(len(found), 0.5)],
+            np.r_[dets.score, np.full(len(found), SCORE)],
             np.r_[np.asarray(dets.blurred, bool), np.ones(len(found), bool)],
             dets.actors,
         )

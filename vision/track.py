@@ -36,6 +36,7 @@ from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.numbers import assign_numbers
+from vision.streak import SCORE as STREAK_SCORE
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
@@ -239,7 +240,7 @@ class Tracker:
         where this frame shows empty cloth: a ball predicted there for
         ``empty_frames`` frames is not hidden but gone (lost). On a frame whose
         detections are ``unsure`` (a camera not placed well, :mod:`vision.register`) the
-        balls are followed but none is pocketed, lost or born."""
+        balls are followed but none is pocketed or lost."""
         self._frame = det.frame
         self._frames_seen += 1
         if self._start is None:
@@ -317,7 +318,8 @@ class Tracker:
         new: list[_Track] = []
         for j in np.nonzero(~self._in_pockets(det.xy))[0].tolist():
             beyond = not self.table.on_surface(*det.xy[j])  # no ball's centre is past a nose
-            if j not in used_d and not det.unsure and not beyond:
+            faint = det.score[j] <= STREAK_SCORE  # a streak (vision.streak) only extends a track
+            if j not in used_d and not beyond and not faint:
                 new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
                 matched[id(new[-1])] = j
         self.tracks += new
