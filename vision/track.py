@@ -309,7 +309,7 @@ class Tracker:
         )
         sunk_ids = {id(t) for t, s in zip(got, sunk.tolist(), strict=True) if s}
         for tr in live:
-            if det.unsure:  # positions of a frame not placed well: no ball leaves, none is new
+            if det.unsure:  # positions of a frame not placed well: no ball leaves the table
                 continue
             if id(tr) not in matched:
                 self._missed(tr, det)
