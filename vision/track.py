@@ -240,7 +240,8 @@ class Tracker:
         where this frame shows empty cloth: a ball predicted there for
         ``empty_frames`` frames is not hidden but gone (lost). On a frame whose
         detections are ``unsure`` (a camera not placed well, :mod:`vision.register`) the
-        balls are followed but none is pocketed or lost."""
+        balls are followed but none is pocketed or lost, and none is born once a ball was
+        confirmed (a misplaced picture's phantoms would never be lost)."""
         self._frame = det.frame
         self._frames_seen += 1
         if self._start is None:
@@ -316,10 +317,12 @@ class Tracker:
             elif id(tr) in sunk_ids:
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
         new: list[_Track] = []
+        # on an unsure frame balls are born only while none is confirmed (a video's opening)
+        opening = not any(t.state in ("active", "lost", "pocketed") for t in self.tracks)
         for j in np.nonzero(~self._in_pockets(det.xy))[0].tolist():
             beyond = not self.table.on_surface(*det.xy[j])  # no ball's centre is past a nose
             faint = det.score[j] <= STREAK_SCORE  # a streak (vision.streak) only extends a track
-            if j not in used_d and not beyond and not faint:
+            if j not in used_d and not beyond and not faint and (not det.unsure or opening):
                 new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
                 matched[id(new[-1])] = j
         self.tracks += new

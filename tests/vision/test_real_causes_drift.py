@@ -77,6 +77,17 @@ def test_the_balls_of_an_unsure_first_frame_are_held():
     assert sum(int(np.sum(r.frame == 0)) for r in rows) == 2
 
 
+def test_no_ball_is_born_on_unsure_frames_later():
+    """uk8ball's swing at the end: phantoms born on unsure frames were never lost (28
+    balls held at the last frame against 16)."""
+    tr = Tracker(POOL)
+    for k in range(12):
+        xy = [[800.0, 600.0]] + ([[300.0, 200.0]] if k >= 5 else [])
+        det = Detections.from_xy(k, k / 30, xy, ["red"] * len(xy))
+        tr.update(replace(det, unsure=k >= 5))
+    assert list(tr.names()) == ["red1"] and len(tr.tracks) == 1
+
+
 def test_a_streak_extends_a_track_and_starts_none():
     tr = Tracker(POOL)
     for k in range(8):
