@@ -44,6 +44,7 @@ from vision.detect_foreground import (
 from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.refine import refine_centres
+from vision.smears import SmearMemory
 from vision.split import BlobFit, components, fit_blob, isolated
 from vision.streak import StreakWatch
 
@@ -117,6 +118,7 @@ class Detector(TileForeground, CandidateChecks):
         self.reused = 0  # frames answered with the last detections (nothing moved)
         self._margin = self._local_kernel.shape[0] // 2 + 2 * (self._kernel.shape[0] // 2) + 1
         self._tile_ix: tuple | None = None  # index of the tile corners in the summed table
+        self._smears = SmearMemory(table.ball_radius)  # smears that stand still: verified
         self._reset()
 
     def _reset(self) -> None:
@@ -423,6 +425,7 @@ class Detector(TileForeground, CandidateChecks):
         # a blob split into disks that mostly have no ball's colour is a hand or an arm
         keep &= colour_ok & majority(group, colour_ok, np.ones(len(group), bool))
         doubt = (score < DOUBT_SCORE) & ~b  # a sharp ball covers its whole disk
+        doubt |= self._smears.standing(xy, b & keep, frame.index)  # no moving ball
         keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, group)
         return Detections(
             frame.index,

@@ -1,0 +1,48 @@
+"""A cluster of touching balls (a rack) as the splitter should see it (``vision.split``).
+
+Work-image pixels (the detector's downscaled image); ``r`` the expected ball radius there.
+
+In a tight rack of balls on a cloth of nearly their colour (reds on red cloth, uk8ball),
+the foreground of a dark ball is a thin ring or a small core with a gap around it (the
+black ball of the UK 8-ball rack: its glare core and its rim against the lighter
+neighbours), and the balls of the cloth's colour are thinned by the detector's relative
+threshold. The blob then holds less area than its balls, so the count the splitter tries
+(up to 1.1 x the blob's area in balls) stops short of the rack: 13 of 15 at uk8ball
+frames 150 and 178. Here the blob's enclosed holes no bigger than a ball are filled (a
+ball's or a gap between balls: never cloth the blob does not surround), and the counts
+tried reach :data:`PACKED_MAX` x the filled area in balls, where a tight rack's
+triangle of balls of 0.9 packing density and thinned edges ends.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+PACKED_FROM = 4.0  # blobs of at least this many balls' area are clusters looked at here
+PACKED_MAX = 1.3  # the most balls tried: this many times the filled area in balls
+
+
+def fill_holes(mask: np.ndarray, most: float) -> np.ndarray:
+    """``mask`` (uint8, nonzero inside) with every background region it encloses
+    (4-connected, not reaching the crop's border) of at most ``most`` px filled."""
+    inv = np.pad((mask == 0).astype(np.uint8), 1, constant_values=1)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    outside = lab[0, 0]
+    small = (stats[:, cv2.CC_STAT_AREA] <= most) & (np.arange(n) != outside)
+    small[0] = False  # label 0: the mask's own pixels
+    holes = small[lab[1:-1, 1:-1]]
+    if not holes.any():
+        return mask
+    out = mask.copy()
+    out[holes] = 1
+    return out
+
+
+def packed(mask: np.ndarray, r: float, lo: int, hi: int) -> tuple[np.ndarray, int]:
+    """(the blob ``mask`` with its holes up to a ball's area filled, the most balls to
+    try): at least ``hi``, up to :data:`PACKED_MAX` x the filled area over a ball's
+    (``r`` px), never under ``lo``."""
+    filled = fill_holes(mask, np.pi * r * r)
+    n = float(np.count_nonzero(filled)) / (np.pi * r * r)
+    return filled, max(lo, hi, int(np.ceil(n * PACKED_MAX)))
