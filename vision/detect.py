@@ -426,6 +426,7 @@ class Detector(TileForeground, CandidateChecks):
         keep &= colour_ok & majority(group, colour_ok, np.ones(len(group), bool))
         doubt = (score < DOUBT_SCORE) & ~b  # a sharp ball covers its whole disk
         doubt |= self._smears.standing(xy, b & keep, frame.index)  # no moving ball
+        doubt |= np.bincount(group, weights=~keep)[group] > 0  # its blob has a disk of no ball
         keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, group)
         return Detections(
             frame.index,

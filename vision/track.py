@@ -40,6 +40,7 @@ from vision.streak import SCORE as STREAK_SCORE
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
+SAME_BALL = 0.5  # ball radii: a detection this near a ball's track is that ball, any colour
 
 
 class Tracker:
@@ -176,9 +177,11 @@ class Tracker:
         tcls = np.array([t.cls for t in tracks], object)
         mismatch = tcls[:, None] != np.asarray(det.cls, object)[cols][None, :]
         cost = d + mismatch * 0.4 * self.table.ball_mm
-        # a ball whose colour is well known never takes a sharp detection of another colour
+        # a ball whose colour is well known never takes a sharp detection of another colour,
+        # but within SAME_BALL radii of it (no other ball fits there: clip1's 4 read pink
+        # or red by turns was two tracks on one ball)
         sure = np.array([t.sure for t in tracks], bool)[:, None] & ~det.blurred[cols][None, :]
-        cost[mismatch & sure] = np.inf
+        cost[mismatch & sure & (d > SAME_BALL * self.table.ball_radius)] = np.inf
         if same_class:
             cost[mismatch] = np.inf
         cost[d > gate] = np.inf
