@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 PACKED_FROM = 4.0  # blobs of at least this many balls' area are clusters looked at here
-PACKED_MAX = 1.3  # the most balls tried: this many times the filled area in balls
+PACKED_MAX = 1.25  # the most balls tried: this many times the filled area in balls
 
 
 def fill_holes(mask: np.ndarray, most: float) -> np.ndarray:
