@@ -43,6 +43,7 @@ from vision.detect_foreground import (
 )
 from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
+from vision.packed import join_crowds
 from vision.refine import refine_centres
 from vision.smears import SmearMemory
 from vision.split import BlobFit, components, fit_blob, isolated
@@ -427,7 +428,8 @@ class Detector(TileForeground, CandidateChecks):
         doubt = (score < DOUBT_SCORE) & ~b  # a sharp ball covers its whole disk
         doubt |= self._smears.standing(xy, b & keep, frame.index)  # no moving ball
         doubt |= np.bincount(group, weights=~keep)[group] > 0  # its blob has a disk of no ball
-        keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, group)
+        crowds = join_crowds(uv, radii, group)  # a rack's ball cut off its blob: with it
+        keep &= self._verified(frame.image, uv, radii, basic, keep, doubt, crowds)
         return Detections(
             frame.index,
             frame.t,

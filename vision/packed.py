@@ -46,3 +46,31 @@ def packed(mask: np.ndarray, r: float, lo: int, hi: int) -> tuple[np.ndarray, in
     filled = fill_holes(mask, np.pi * r * r)
     n = float(np.count_nonzero(filled)) / (np.pi * r * r)
     return filled, max(lo, hi, int(np.ceil(n * PACKED_MAX)))
+
+
+CROWD = 3  # candidates of one blob judged together by the verifier (vision.detect)
+JOIN = 2.3  # ball radii: a lone candidate this near a crowd's is one of its balls
+
+
+def join_crowds(uv: np.ndarray, radii: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """(N,) group ids where a candidate whose blob has fewer than :data:`CROWD` candidates
+    takes the group of a crowd's candidate (a blob of :data:`CROWD` or more) within
+    :data:`JOIN` radii of it (``uv`` (N,2) video px, ``radii`` (N,) video px): a ball of
+    a rack cut off from the rack's blob by the relative threshold (a red of uk8ball's
+    rack on red cloth, frame 0) is judged with the rack, not alone."""
+    group = np.asarray(group).copy()
+    if len(group) < CROWD + 1:
+        return group
+    _, inv, counts = np.unique(group, return_inverse=True, return_counts=True)
+    crowd = counts[inv] >= CROWD
+    if crowd.all() or not crowd.any():
+        return group
+    uv = np.asarray(uv, float).reshape(-1, 2)
+    ci = np.nonzero(crowd)[0]
+    for k in np.nonzero(~crowd)[0]:
+        d = np.hypot(*(uv[ci] - uv[k]).T)
+        reach = JOIN * 0.5 * (radii[ci] + radii[k])
+        j = int(np.argmin(d - reach))
+        if d[j] <= reach[j]:
+            group[k] = group[ci[j]]
+    return group
