@@ -6,6 +6,8 @@ small synthetic data:
   (uk8ball frames 150/178: 13 of 15): ``vision.packed``;
 - a pale streak of the cloth found as a motion smear frame after frame at the same place
   grew a track of a false ball (uk8ball: 17 instead of 16): ``vision.smears``;
+- a ball of a rack cut off the rack's blob by the relative threshold was judged by the
+  verifier alone and dropped (uk8ball frame 0: 15 of 16): ``vision.packed.join_crowds``;
 - a ball whose colour was read one way and then another (clip1: the pink 4 read orange,
   then red) made a second track on the same ball (11 instead of 10): ``vision.track``.
 """
@@ -18,7 +20,7 @@ import pytest
 
 from contract.tables import load_table
 from vision.detect import Detections
-from vision.packed import PACKED_MAX, fill_holes, packed
+from vision.packed import JOIN, PACKED_MAX, fill_holes, join_crowds, packed
 from vision.smears import MEMORY, SAME, SmearMemory
 from vision.split import fit_blob
 from vision.track import Tracker
@@ -171,3 +173,32 @@ def test_a_ball_of_another_colour_beside_a_sure_one_is_a_new_ball():
     frames += [([BALL, beside, OTHER], ["orange", "red", "white"])] * 8
     seen = _rows(Tracker(load_table("pool-9ft")), frames)
     assert len(seen[-1]) == 3
+
+
+def _crowd_uv(r: float) -> np.ndarray:
+    return np.array([[100.0 + 2 * r * k, 100.0] for k in range(4)])  # a row of 4 touching
+
+
+@pytest.mark.parametrize(
+    "lone, joins",
+    [
+        ((100.0 + 6 * 17 + 2 * 17, 100.0), True),  # touching the row's end
+        ((100.0 + 2 * 17, 100.0 + 1.9 * 17), True),  # touching from the side
+        ((100.0 + 6 * 17 + (JOIN + 0.3) * 17, 100.0), False),  # a gap: a ball of its own
+        ((600.0, 400.0), False),  # far away
+    ],
+)
+def test_a_lone_candidate_touching_a_crowd_is_judged_with_it(lone, joins):
+    r = 17.0
+    uv = np.vstack([_crowd_uv(r), [lone]])
+    group = np.array([0, 0, 0, 0, 1])
+    out = join_crowds(uv, np.full(5, r), group)
+    assert list(out[:4]) == [0, 0, 0, 0]
+    assert (out[4] == 0) == joins
+
+
+def test_pairs_and_lone_balls_without_a_crowd_keep_their_groups():
+    r = 17.0
+    uv = np.array([[100.0, 100.0], [134.0, 100.0], [168.0, 100.0], [300.0, 300.0]])
+    group = np.array([0, 0, 1, 2])  # a pair touching a lone ball: no crowd of 3
+    assert list(join_crowds(uv, np.full(4, r), group)) == [0, 0, 1, 2]
