@@ -53,6 +53,21 @@ def span_end(label: dict, frame: int) -> int:
     return min(strikes) - 1 if strikes else int(label["frames"]) - 1
 
 
+def wrong_states(out: dict[str, dict]) -> list[list]:
+    """[clip, frame, person's count, tablemon's, where] for every state counted wrong,
+    where: "frame" (the labelled frame) or the state's last frame (an int)."""
+    return [
+        [n, s["frame"], s["person"], s[count], at]
+        for n, r in out.items()
+        for s in r.get("states", [])
+        for ok, count, at in (
+            ("ok", "tablemon", "frame"),
+            ("ok_at_end", "tablemon_at_end", s["span_end"]),
+        )
+        if not s[ok]
+    ]
+
+
 def _clip(name: str, label: dict, out_dir: Path) -> dict:
     ann = out_dir / "annotated" / (name.replace("/", "-").rsplit(".", 1)[0] + ".mp4")
     ann.parent.mkdir(parents=True, exist_ok=True)
@@ -97,6 +112,7 @@ def run(out_dir: Path, quick: bool) -> dict:
             continue
         for s in r["states"]:
             mark = "ok" if s["ok"] else "WRONG"
+            mark += "" if s["ok_at_end"] else ", WRONG at its last frame"
             kind = "last frame, moving" if s["moving"] else "rest"
             print(
                 f"{name:36} {s['frame']:>6} {s['person']:>7} {s['tablemon']:>9} "
@@ -111,6 +127,7 @@ def run(out_dir: Path, quick: bool) -> dict:
         "last_frames_moving": len(moving),
         "last_frames_moving_right": sum(s["ok"] for s in moving),
         "clips_failed": sorted(n for n, r in out.items() if "error" in r),
+        "wrong": wrong_states(out),
     }
     print(
         f"rest states counted right: {summary['rest_right']}/{summary['rest_states']} at the "
