@@ -21,6 +21,7 @@ from contract.tables import TableSpec
 from contract.tracks import HEADER, Tracks, TracksWriter
 from vision.series import series_from_tracks
 from vision.shots import ShotSettings, cut_tracks
+from vision.track_numbers import renamed_rows
 
 SPILL_FRAMES = 900  # frames of rows gathered in memory before they go to disk
 HOLD_FRAMES = 600  # the newest frames stay in memory: the tracker may still add rows there
@@ -53,16 +54,6 @@ def unsure_rows(rows: Tracks, spans: list[list[int]]) -> Tracks:
     u = np.where(bad, np.nan, rows.u)
     v = np.where(bad, np.nan, rows.v)
     return Tracks(rows.frame, rows.t, rows.id, rows.x, rows.y, vis, u, v, rows.state)
-
-
-def renamed_rows(rows: Tracks, names: dict[str, str]) -> Tracks:
-    """``rows`` with tracker names replaced by ``names`` (a read ball's number), re-sorted."""
-    if not names or not len(rows):
-        return rows
-    ids = np.array([names.get(str(i), i) for i in rows.id], object)
-    order = np.lexsort((ids.astype(str), rows.frame))
-    cols = (rows.frame, rows.t, ids, rows.x, rows.y, rows.visible, rows.u, rows.v)
-    return Tracks(*(c[order] for c in cols))
 
 
 class RowSpill:

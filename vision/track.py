@@ -35,15 +35,15 @@ from contract.tracks import Tracks
 from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
-from vision.numbers import assign_numbers
 from vision.streak import SCORE as STREAK_SCORE
+from vision.track_numbers import NumberReading
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
 SAME_BALL = 0.5  # ball radii: a detection this near a ball's track is that ball, any colour
 
 
-class Tracker:
+class Tracker(NumberReading):
     """Tracks the balls of one table; ids and names belong to this instance."""
 
     def __init__(self, table: TableSpec, config: TrackerConfig | None = None) -> None:
@@ -484,62 +484,6 @@ class Tracker:
             if tr.state == "tentative" and tr.last_seen == self._frame:
                 rows += self._confirm(tr)
         return Tracks.from_rows(rows)
-
-    # ------------------------------------------------------------ numbers
-    def _read_numbers(self, image: np.ndarray, det: Detections, matched: dict) -> None:
-        """Read the numbers of white active tracks seen sharp this frame (new views
-        only), then give sure numbers out (``vision.numbers.assign_numbers``)."""
-        ask: list[tuple[_Track, int]] = []
-        for tr in self.tracks:
-            j = matched.get(id(tr))
-            if tr.state != "active" or tr.number is not None or j is None:
-                continue
-            if tr.cls != "white" or det.blurred[j] or not np.all(np.isfinite(det.uv[j])):
-                continue
-            r = float(det.radius[j])
-            if not r >= self.cfg.min_read_radius_px or not tr.numvote.wants_look(det.uv[j], r):
-                continue
-            ask.append((tr, j))
-            if len(ask) >= self.cfg.reads_per_frame:
-                break
-        if ask:
-            if self._reader is None:
-                from vision.numbers import NumberReader
-
-                self._reader = NumberReader.load()
-            js = np.array([j for _, j in ask])
-            logp = self._reader.read(image, det.uv[js], det.radius[js])
-            for (tr, j), lp in zip(ask, logp, strict=True):
-                tr.numvote.add(lp, det.uv[j], float(det.radius[j]))
-        undecided = {
-            id(t): t
-            for t in self.tracks
-            if t.state == "active" and t.number is None and t.numvote.views + t.numvote.looks
-        }
-        if not undecided:
-            return
-        # a number stays taken once read, also when its ball is lost or pocketed: no
-        # second track may take it later (classic pyramid scores by the numbers)
-        taken = {t.number for t in self.tracks if t.number is not None}
-        got = assign_numbers({k: t.numvote for k, t in undecided.items()}, taken)
-        for k, n in got.items():
-            undecided[k].number = n
-
-    def renames(self) -> dict[str, str]:
-        """Tracker name -> number id of every ball whose number was read."""
-        return {t.name: str(t.number) for t in self.tracks if t.name and t.number is not None}
-
-    def renamed(self, rows: Tracks) -> Tracks:
-        """A whole video's ``rows`` with every numbered ball under its number from its
-        first row (contract §3: a ball keeps one name for the whole video)."""
-        names = self.renames()
-        if not names or not len(rows):
-            return rows
-        ids = np.array([names.get(str(i), i) for i in rows.id], object)
-        order = np.lexsort((ids.astype(str), rows.frame))
-        cols = (rows.frame, rows.t, ids, rows.x, rows.y, rows.visible, rows.u, rows.v)
-        state = None if rows.state is None else rows.state[order]
-        return Tracks(*(c[order] for c in cols), state)
 
     def names(self) -> dict[str, str]:
         """Name -> state (active, lost, pocketed) of every confirmed ball."""
