@@ -156,15 +156,26 @@ class TracksWriter:
                 )
             )
 
+    def commit(self) -> None:
+        """Close and put the file in place (what was written so far); once."""
+        if not self._f.closed:
+            self._f.close()
+            self._tmp.replace(self.path)
+
+    def discard(self) -> None:
+        """Close and drop the temporary file; ``path`` is left as it was."""
+        if not self._f.closed:
+            self._f.close()
+            self._tmp.unlink(missing_ok=True)
+
     def __enter__(self) -> TracksWriter:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
-        self._f.close()
         if kind is None:
-            self._tmp.replace(self.path)
+            self.commit()
         else:
-            self._tmp.unlink(missing_ok=True)
+            self.discard()
 
 
 def write_tracks(path: str | Path, tracks: Tracks) -> None:

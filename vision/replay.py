@@ -12,6 +12,7 @@ import os
 import sys
 from collections import defaultdict, deque
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from contract.calib import Calibration, read_calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
-from contract.tracks import Tracks
+from contract.tracks import Tracks, TracksWriter
 from vision.capture import VideoSource, open_capture
 from vision.detect import Detector
 from vision.geometry import surface_outline_mm
@@ -31,6 +32,7 @@ from vision.stream import (
     RowSpill,
     SegmentShots,
     concat,
+    renamed_events,
     renamed_shots,
     unsure_rows,
     write_rows,
@@ -250,6 +252,11 @@ def track_video(
         return ReplayResult(rows, src.fps, rep.frames, src.size, src.truncated, rep.events)
 
 
+def _writer(path: str | None):
+    """A TRACKS.csv writer opened now (a bad path fails before any tracking), or none."""
+    return TracksWriter(path) if path else nullcontext(None)
+
+
 def _one_thread() -> None:
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit():
@@ -289,44 +296,50 @@ def stream_video(
     """Track ``source`` and cut its shots with memory that does not grow with the video:
     rows go to disk as they come (``vision.stream.RowSpill``), then to ``tracks_path``
     (TRACKS.csv) when given; shots are cut segment by segment at long still stretches
-    (``vision.stream.SegmentShots``). A video too short to cut gives the shots of
-    :func:`track_video` + :func:`vision.shots.shots_from_tracks` exactly."""
+    (``vision.stream.SegmentShots``). A video too short to cut gives the rows of
+    :func:`track_video` and, without ``read_numbers``, the shots of
+    :func:`vision.shots.shots_from_tracks` on them exactly (with it, shots are cut on
+    the tracker's names and renamed after). Interrupted or failed part-way, the rows
+    tracked so far are still written to ``tracks_path``."""
     _one_thread()
     opened = source if isinstance(source, VideoSource) else VideoSource(source)
-    spill = RowSpill()
-    try:
-        with opened as src:
-            rep = Replayer(src, calib, table, True, reference, read_numbers)
-            cutter = SegmentShots(table, src.fps)
-            ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
-            bar = progress_bar(src.frame_count) if progress else None
-            try:
-                for rows in rep.rows(ann, bar):
-                    now = rep.frames - 1
-                    spill.add(rows, now)
-                    cutter.add(rows, now, rep.unsure, rep.settled)
-            finally:
-                if bar is not None:
-                    bar.close()
-                if ann is not None:
-                    ann.close()
-            names = rep.tracker.renames() if read_numbers else {}
-            n = write_rows(tracks_path, spill, names, rep.unsure) if tracks_path else 0
-            seg = cutter.finish(rep.unsure)  # after the rows are safe on disk
-            shots = renamed_shots(seg.shots, names)
-            return StreamResult(
-                src.fps,
-                rep.frames,
-                src.size,
-                src.truncated,
-                rep.events,
-                shots,
-                seg.loose,
-                n,
-                seg.cuts,
-            )
-    finally:
-        spill.close()
+    with opened as src, RowSpill() as spill, _writer(tracks_path) as writer:
+        rep = Replayer(src, calib, table, True, reference, read_numbers)
+        cutter = SegmentShots(table, src.fps)
+        ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
+        bar = progress_bar(src.frame_count) if progress else None
+        try:
+            for rows in rep.rows(ann, bar):
+                now = rep.frames - 1
+                spill.add(rows, now)
+                cutter.add(rows, now, rep.unsure, rep.settled)
+        except BaseException:  # interrupted or failed: keep the rows tracked so far
+            if writer is not None:
+                write_rows(writer, spill, {}, rep.unsure)
+                writer.commit()
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+            if ann is not None:
+                ann.close()
+        names = rep.tracker.renames() if read_numbers else {}
+        n = 0
+        if writer is not None:
+            n = write_rows(writer, spill, names, rep.unsure)
+            writer.commit()
+        seg = cutter.finish(rep.unsure)  # after the rows are safe on disk
+        return StreamResult(
+            src.fps,
+            rep.frames,
+            src.size,
+            src.truncated,
+            rep.events,
+            renamed_shots(seg.shots, names),
+            renamed_events(seg.loose, names),
+            n,
+            seg.cuts,
+        )
 
 
 def _calibration(

@@ -27,7 +27,7 @@ for their ``xy``.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import cv2
@@ -35,6 +35,7 @@ import numpy as np
 
 from vision.capture import Detections
 from vision.colour import plate_distance
+from vision.split import _ellipse
 
 if TYPE_CHECKING:
     from vision.detect import Detector
@@ -213,21 +214,20 @@ class StreakWatch:
         uv = np.array([(f[0] + [ox, oy] + 0.5) / s - 0.5 for f in found])
         xy = det.calib.pixel_to_table(uv, height=R)
         self.found += len(found)
-        return Detections(
-            dets.frame,
-            dets.t,
-            np.r_[np.asarray(dets.uv, float).reshape(-1, 2), uv],
-            np.r_[np.asarray(dets.xy, float).reshape(-1, 2), xy],
-            np.r_[dets.radius, [f[1] / s for f in found]],
-            np.r_[np.asarray(dets.cls, object), np.array([f[2] for f in found], object)],
-            np.r_[dets.score, np.full(len(found), SCORE)],
-            np.r_[np.asarray(dets.blurred, bool), np.ones(len(found), bool)],
-            dets.actors,
+        return replace(
+            dets,
+            uv=np.r_[np.asarray(dets.uv, float).reshape(-1, 2), uv],
+            xy=np.r_[np.asarray(dets.xy, float).reshape(-1, 2), xy],
+            radius=np.r_[dets.radius, [f[1] / s for f in found]],
+            cls=np.r_[np.asarray(dets.cls, object), np.array([f[2] for f in found], object)],
+            score=np.r_[dets.score, np.full(len(found), SCORE)],
+            blurred=np.r_[np.asarray(dets.blurred, bool), np.ones(len(found), bool)],
         )
 
 
 def _disk(r: int) -> np.ndarray:
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+    """The elliptic structuring element of radius ``r`` px (``vision.split``'s cache)."""
+    return _ellipse(2 * r + 1)
 
 
 def _median_r(lost: list[Lost]) -> float:

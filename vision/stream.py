@@ -3,7 +3,9 @@ come (:class:`RowSpill`) and shots are cut segment by segment (:class:`SegmentSh
 each segment ending in a long still stretch of the table, where no shot can be under way.
 
 A video shorter than :data:`MIN_SEGMENT_S` plus a still stretch is one segment: its shots
-are exactly those of :func:`vision.shots.shots_from_tracks` on all its rows. Positions
+are exactly those of :func:`vision.shots.shots_from_tracks` on all its rows. Memory stays
+flat while the table lies still for 2 x :data:`QUIET_S` now and then (between the shots
+of any match); a video without such a stretch holds its rows since the last cut. Positions
 are table mm, frames are video frame numbers.
 """
 
@@ -59,9 +61,11 @@ def unsure_rows(rows: Tracks, spans: list[list[int]]) -> Tracks:
 class RowSpill:
     """A replay's rows on disk, in chunks of frames, read back in frame order.
 
-    :meth:`add` each frame's rows; rows of the newest :data:`HOLD_FRAMES` frames stay in
-    memory (the tracker adds rows of a confirmed ball for frames already passed). A row
-    arriving for a frame already written is kept aside and merged back when read."""
+    :meth:`add` each frame's rows; between :data:`HOLD_FRAMES` and :data:`SPILL_FRAMES` +
+    :data:`HOLD_FRAMES` of the newest frames stay in memory (the tracker adds rows of a
+    confirmed ball for frames already passed). A row arriving for a frame already written
+    (none seen so far: the tracker's confirmation window is far shorter) is kept aside in
+    memory and merged back when read. A context manager: the folder goes on exit."""
 
     def __init__(self, folder: str | Path | None = None) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="tablemon-rows-", dir=folder)
@@ -112,6 +116,12 @@ class RowSpill:
     def close(self) -> None:
         self._tmp.cleanup()
 
+    def __enter__(self) -> RowSpill:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
 
 def _plain(a: np.ndarray) -> np.ndarray:
     return a.astype(str) if a.dtype == object else a
@@ -148,6 +158,7 @@ class SegmentShots:
         self._loose: list[Event] = []
         self._cuts: list[int] = []
         self._seen = 0
+        self._scan = 0  # the first frame not yet searched for a cut
 
     def add(self, rows: Tracks, now: int, unsure: list[list[int]], settled: bool) -> None:
         """Rows of frame ``now``; ``unsure``: the camera-move spans known so far;
@@ -158,15 +169,19 @@ class SegmentShots:
         self._seen += 1
         if self._first is None or not settled or self._seen % CHECK_EVERY:
             return
-        lo = self._first + self.min_frames
+        lo = max(self._scan, self._first + self.min_frames)
         hi = now - HOLD_FRAMES - self.quiet
         if hi < lo:
             return
         buf = concat(self._parts)
         self._parts = [buf]
-        c = find_cut(buf, lo, hi, self.quiet, unsure, self.fps)
-        if c is not None:
+        part = buf.select(buf.frame >= lo - self.quiet)  # frames not searched yet
+        c = find_cut(part, lo, hi, self.quiet, unsure, self.fps)
+        if c is None:
+            self._scan = hi + 1  # the next search starts after this one's candidates
+        else:
             self._segment(buf, c, unsure)
+            self._scan = 0
 
     def _segment(self, buf: Tracks, c: int | None, unsure: list[list[int]]) -> None:
         seg = buf if c is None else buf.select(buf.frame <= c + self.quiet)
@@ -221,16 +236,37 @@ def _still(xy: np.ndarray, present: np.ndarray, visible: np.ndarray) -> bool:
     return bool((np.linalg.norm(p - med, axis=2) < STILL_MM).all())
 
 
-def write_rows(path: str | Path, spill: RowSpill, names: dict[str, str], unsure) -> int:
-    """TRACKS.csv from the spilled rows, read balls renamed and camera-move spans marked
-    (the same rows as an in-memory replay writes); the count of rows written."""
+def write_rows(writer: TracksWriter, spill: RowSpill, names: dict[str, str], unsure) -> int:
+    """The spilled rows into ``writer`` (TRACKS.csv), read balls renamed and camera-move
+    spans marked (the same rows as an in-memory replay writes); the count written."""
     n = 0
-    with TracksWriter(path) as w:
-        for chunk in spill.chunks():
-            rows = unsure_rows(renamed_rows(chunk, names), unsure)
-            w.write(rows)
-            n += len(rows)
+    for chunk in spill.chunks():
+        rows = unsure_rows(renamed_rows(chunk, names), unsure)
+        writer.write(rows)
+        n += len(rows)
     return n
+
+
+def _renamer(names: dict[str, str]):
+    return lambda i: None if i is None else names.get(i, i)
+
+
+def renamed_events(events, names: dict[str, str]) -> tuple[Event, ...]:
+    """``events`` with tracker names replaced by ``names`` (read numbers) in their ball
+    fields (``ball``, ``balls``, ``by``)."""
+    if not names:
+        return tuple(events)
+    n = _renamer(names)
+    return tuple(
+        e.model_copy(
+            update={
+                "ball": n(e.ball),
+                "balls": None if e.balls is None else (n(e.balls[0]), n(e.balls[1])),
+                "by": n(e.by),
+            }
+        )
+        for e in events
+    )
 
 
 def renamed_shots(shots: tuple[Shot, ...], names: dict[str, str]) -> tuple[Shot, ...]:
@@ -238,17 +274,12 @@ def renamed_shots(shots: tuple[Shot, ...], names: dict[str, str]) -> tuple[Shot,
     every event's ball fields and the rest positions."""
     if not names:
         return shots
-    n = lambda i: None if i is None else names.get(i, i)  # noqa: E731
-
-    def event(e: Event) -> Event:
-        balls = None if e.balls is None else (n(e.balls[0]), n(e.balls[1]))
-        return e.model_copy(update={"ball": n(e.ball), "balls": balls, "by": n(e.by)})
-
+    n = _renamer(names)
     return tuple(
         s.model_copy(
             update={
                 "cue_ball": n(s.cue_ball),
-                "events": tuple(event(e) for e in s.events),
+                "events": renamed_events(s.events, names),
                 "rest": {n(k): v for k, v in s.rest.items()},
             }
         )

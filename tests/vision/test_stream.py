@@ -9,10 +9,17 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from contract.tracks import Tracks, read_tracks, write_tracks
+from contract.tracks import Tracks, TracksWriter, read_tracks, write_tracks
 from vision import stream
 from vision.shots import cut_tracks
-from vision.stream import RowSpill, SegmentShots, concat, renamed_shots, write_rows
+from vision.stream import (
+    RowSpill,
+    SegmentShots,
+    concat,
+    renamed_events,
+    renamed_shots,
+    write_rows,
+)
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "videos"
 FPS = 30.0
@@ -114,7 +121,10 @@ def test_no_cut_while_a_camera_move_is_unsure(long_rows, short_segments):
     assert _cut(long_rows, spans).cuts == ()
 
 
-def test_short_video_is_one_segment(long_rows):
+def test_short_video_is_one_segment(long_rows, short_segments, monkeypatch):
+    """Searched for cuts all along (short checks), but a segment must span more than
+    the whole video: one segment, the whole video's shots."""
+    monkeypatch.setattr(stream, "MIN_SEGMENT_S", long_rows.frame.max() / FPS - 1.0)
     seg = _cut(long_rows, [])
     assert seg.cuts == ()
     assert _key(seg.shots) == _key(cut_tracks(long_rows, load_table("pyramid-12ft"), FPS).shots)
@@ -135,7 +145,8 @@ def test_spill_gives_back_every_row_in_order(long_rows, monkeypatch, tmp_path):
     assert len(list(spill.dir.glob("*.npz"))) >= 3
     names = {"1": "one"}
     out = tmp_path / "TRACKS.csv"
-    n = write_rows(out, spill, names, [[10, 12]])
+    with TracksWriter(out) as w:
+        n = write_rows(w, spill, names, [[10, 12]])
     spill.close()
     want = tmp_path / "want.csv"
     ids = np.array([names.get(i, i) for i in long_rows.id], object)
@@ -166,11 +177,16 @@ def test_renamed_shots_rename_every_ball_field(long_rows):
     text = "".join(s.model_dump_json() for s in out)
     assert '"renamed"' in text
     assert f'"{a}"' not in text
+    loose = renamed_events([e for s in shots for e in s.events], {a: "renamed"})
+    assert all(a not in (e.ball, e.by, *(e.balls or ())) for e in loose)
+    assert any("renamed" in (e.balls or ()) for e in loose)
 
 
-def test_streamed_replay_writes_what_the_in_memory_replay_keeps(tmp_path):
-    """``tablemon replay``'s path (rows to disk, shots per segment) on a fixture gives the
-    in-memory replay's rows byte for byte and the same shots."""
+def test_streamed_replay_writes_what_the_in_memory_replay_keeps(tmp_path, monkeypatch):
+    """``tablemon replay``'s path (rows to disk in chunks, shots per segment) on a fixture
+    gives the in-memory replay's rows byte for byte and the same shots."""
+    monkeypatch.setattr(stream, "SPILL_FRAMES", 50)  # several chunks on disk
+    monkeypatch.setattr(stream, "HOLD_FRAMES", 20)
     from contract.calib import read_calibration
     from contract.match import Match, VideoInfo
     from vision.replay import stream_video, track_video
@@ -190,3 +206,51 @@ def test_streamed_replay_writes_what_the_in_memory_replay_keeps(tmp_path):
     assert res.shots == shots_from_tracks(match, mem.tracks, table).shots
     assert res.shots  # the knock clip has a shot
     assert res.events == mem.events
+
+
+class _Broken(Exception):
+    pass
+
+
+def test_streamed_replay_keeps_the_rows_of_a_failed_run(tmp_path, monkeypatch):
+    """A replay stopped part-way (here: the tracker fails at frame 120) still writes the
+    rows it tracked before, and re-raises."""
+    from contract.calib import read_calibration
+    from vision.replay import stream_video
+    from vision.track import Tracker
+
+    calib = read_calibration(FIX / "pyramid-knock-1080.calib.json")
+    update = Tracker.update
+
+    def failing(self, det, *a, **k):
+        if det.frame == 120:
+            raise _Broken("boom")
+        return update(self, det, *a, **k)
+
+    monkeypatch.setattr(Tracker, "update", failing)
+    monkeypatch.setattr(stream, "SPILL_FRAMES", 50)
+    monkeypatch.setattr(stream, "HOLD_FRAMES", 20)
+    out = tmp_path / "T.csv"
+    with pytest.raises(_Broken):
+        stream_video(
+            str(FIX / "pyramid-knock-1080.mp4"), calib, load_table(calib.data.table), str(out)
+        )
+    rows = read_tracks(out)
+    assert len(rows) > 0
+    assert rows.frame.max() == 119
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_streamed_replay_bad_tracks_path_fails_before_tracking(tmp_path):
+    from contract.calib import read_calibration
+    from vision.replay import stream_video
+
+    calib = read_calibration(FIX / "pyramid-knock-1080.calib.json")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OSError):
+        stream_video(
+            str(FIX / "pyramid-knock-1080.mp4"),
+            calib,
+            load_table(calib.data.table),
+            str(tmp_path / "file" / "T.csv"),  # a folder that is a file
+        )
