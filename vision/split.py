@@ -13,7 +13,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.packed import PACKED_FROM, packed
+from vision import packed as _packed
 
 MAX_BALLS_PER_BLOB = 30
 SMEAR_SOLIDITY = 0.93
@@ -149,8 +149,8 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     coarse = n_est > KMEANS_BALLS and not rack_like
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
-    if rack_like and n_est >= PACKED_FROM:  # a cluster: its holes are balls' or gaps
-        mask, hi = packed(mask, r, lo, hi)
+    if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM:  # holes: balls' or gaps
+        mask, hi = _packed.packed(mask, r, lo, hi)
         ys, xs = np.nonzero(mask)
         pts = np.stack((xs, ys), axis=1).astype(np.float32)
         area = len(pts)

@@ -20,7 +20,7 @@ import pytest
 
 from contract.tables import load_table
 from vision.detect import Detections
-from vision.packed import JOIN, PACKED_MAX, fill_holes, join_crowds, packed
+from vision.packed import JOIN, PACKED, PACKED_MAX, fill_holes, join_crowds, packed
 from vision.smears import MEMORY, SAME, SmearMemory
 from vision.split import fit_blob
 from vision.track import Tracker
@@ -69,6 +69,9 @@ RACK_CASES = [
 ]
 
 
+@pytest.mark.xfail(
+    not PACKED, strict=True, reason="vision.packed is off: it cost the generated breaks contacts"
+)
 @pytest.mark.parametrize("r, thin, ring", RACK_CASES)
 def test_tight_rack_with_a_ring_ball_and_thinned_balls_is_split_into_fifteen(r, thin, ring):
     mask, truth = _rack_mask(r, thin, ring_at=ring)
