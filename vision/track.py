@@ -40,7 +40,10 @@ from vision.track_numbers import NumberReading
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
-SAME_BALL = 0.5  # ball radii: a detection this near a ball's track is that ball, any colour
+# ball radii: a detection this near a sure ball's track is that ball, any colour. Off (0):
+# at 0.5 it kept clip1's 4 (read pink or red by turns) one track (counts_real), but a ball
+# of another colour passing a resting one took its track and clip8's pocket was missed
+SAME_BALL = 0.0
 
 
 class Tracker(NumberReading):

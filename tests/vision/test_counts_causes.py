@@ -23,7 +23,7 @@ from vision.detect import Detections
 from vision.packed import JOIN, PACKED, PACKED_MAX, fill_holes, join_crowds, packed
 from vision.smears import MEMORY, SAME, SmearMemory
 from vision.split import fit_blob
-from vision.track import Tracker
+from vision.track import SAME_BALL, Tracker
 
 
 def _rack(r: float, rows: int = 5) -> np.ndarray:
@@ -160,7 +160,13 @@ BALL = np.array([580.0, 600.0])
 OTHER = np.array([1500.0, 300.0])
 
 
-@pytest.mark.parametrize("offset_r", [0.0, 0.2, 0.4])
+# the rule is off (vision.track.SAME_BALL = 0): it cost clip8's pocket
+OFF = pytest.mark.xfail(SAME_BALL == 0, strict=True, reason="SAME_BALL rule off")
+
+
+@pytest.mark.parametrize(
+    "offset_r", [0.0, pytest.param(0.2, marks=OFF), pytest.param(0.4, marks=OFF)]
+)
 def test_a_ball_read_in_another_colour_at_its_place_keeps_one_track(offset_r):
     frames = [([BALL, OTHER], ["orange", "white"])] * 20  # its colour is sure
     moved = BALL + [offset_r * R_MM, 0.0]
