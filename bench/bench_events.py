@@ -30,13 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bench.score import combine, score_match
-from bench.score_events import (
-    TypeScores,
-    pressed_repeats,
-    score_observable,
-    score_observable_contacts,
-)
+from bench.score_events import TypeScores
 from bench.score_impulse import IMPULSE_SIGMAS, dv_error_noise, faint_contacts, impulse_threshold
+from bench.score_observable import pressed_repeats, score_observable, score_observable_contacts
 from bench.score_util import Stats, fmt
 from contract.events import EventType
 from contract.match import Match
@@ -103,7 +99,7 @@ def _positions(exact: Tracks):
 
 def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
     """The truth contacts of pairs pressed together since their last contact
-    (:func:`bench.score_events.pressed_repeats`), from the exact positions."""
+    (:func:`bench.score_observable.pressed_repeats`), from the exact positions."""
     return pressed_repeats(truth, _positions(exact), radius_mm)
 
 

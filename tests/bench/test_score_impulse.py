@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.score_events import score_observable_contacts
 from bench.score_impulse import dv_error_noise, dv_noise, faint_contacts, impulse_threshold
+from bench.score_observable import score_observable_contacts
 from contract.match import Match
 from contract.tracks import Tracks
 

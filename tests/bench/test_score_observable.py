@@ -1,11 +1,11 @@
 """Contacts scored against the observable truth: repeats of a pair pressed together since
-its previous contact are left out (bench.score_events.pressed_repeats)."""
+its previous contact are left out (bench.score_observable.pressed_repeats)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.score_events import pressed_repeats, score_observable, score_observable_contacts
+from bench.score_observable import pressed_repeats, score_observable, score_observable_contacts
 from contract.events import Event
 from contract.match import Match
 
