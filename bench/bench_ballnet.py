@@ -117,7 +117,8 @@ def live_rows(base: Path, reader_dir: Path | None = None, min_read_px: float | N
     from contract.tables import load_table
     from vision.capture import VideoSource
     from vision.detect import Detector
-    from vision.replay import _concat, sample_frames
+    from vision.replay import sample_frames
+    from vision.stream import concat
     from vision.track import Tracker
     from vision.track_state import TrackerConfig
 
@@ -138,7 +139,7 @@ def live_rows(base: Path, reader_dir: Path | None = None, min_read_px: float | N
             tracker._reader = NumberReader.load(reader_dir)
         parts = [tracker.update(det.detect(fr), fr.image) for fr in src]
         parts.append(tracker.finish())
-    rows = _concat(parts)
+    rows = concat(parts)
     reads = tracker._reader.balls_read if tracker._reader is not None else 0
     return rows, tracker.renamed(rows), time.perf_counter() - t0, reads / max(1, len(parts) - 1)
 

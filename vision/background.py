@@ -24,6 +24,7 @@ from contract.calib import Calibration
 from contract.tables import TableSpec
 from vision.colour import basic_colour, is_ball_colour, plate_distance
 from vision.geometry import TableGeometry, polygon_mask
+from vision.split import _ellipse
 
 STILL_CONTRAST = 40.0  # least colour distance from the cloth of a still ball's pixels
 STILL_COVER = 0.9  # least share of a ball's inner disk (0.8 r) that differs that much
@@ -169,5 +170,6 @@ def still_cloth(
 
 
 def _disk(r: float) -> np.ndarray:
-    k = max(1, int(round(r)))
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+    """The elliptic structuring element of radius ``r`` px, rounded (``vision.split``'s
+    cache: never written to)."""
+    return _ellipse(2 * max(1, int(round(r))) + 1)

@@ -52,22 +52,6 @@ class ContactFinders:
     settings: ShotSettings
     skittles: tuple[str, ...]
 
-    def partner(  # pragma: no cover - provided by the event finder
-        self,
-        ball: str,
-        at: np.ndarray,
-        f: float,
-        started: dict[str, float] | None = None,
-        exclude: frozenset[str] = frozenset(),
-    ) -> tuple[str, float] | None:
-        raise NotImplementedError
-
-    def speed_before(self, b: int, f: float) -> float:  # pragma: no cover - provided
-        raise NotImplementedError
-
-    def pos_interp(self, b: int, f: float) -> np.ndarray | None:  # pragma: no cover
-        raise NotImplementedError
-
     def _rack(
         self, m: Movement, starts: dict[str, float], cue: str
     ) -> tuple[set[str], list[RackContact]] | None:

@@ -238,17 +238,17 @@ def track_video(
             for rows in rep.rows(ann, bar):
                 parts.append(rows)
                 if len(parts) >= 900:  # few arrays; each row copied once: memory ~ the rows
-                    chunks.append(_concat(parts))
+                    chunks.append(concat(parts))
                     parts = []
         finally:
             if bar is not None:
                 bar.close()
             if ann is not None:
                 ann.close()
-        rows = _concat(chunks + parts)
+        rows = concat(chunks + parts)
         if read_numbers:
             rows = rep.tracker.renamed(rows)
-        rows = _unsure(rows, rep.unsure)
+        rows = unsure_rows(rows, rep.unsure)
         return ReplayResult(rows, src.fps, rep.frames, src.size, src.truncated, rep.events)
 
 
@@ -261,10 +261,6 @@ def _one_thread() -> None:
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit():
         cv2.setNumThreads(int(threads))
-
-
-_unsure = unsure_rows  # the names other modules import
-_concat = concat
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,6 @@ class SkittleEvents:
     R: float
     skittles: tuple[str, ...]
 
-    def _ev(self, f: float, type_: EventType, **kw) -> Event:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def pos_interp(self, b: int, f: float) -> np.ndarray | None:  # pragma: no cover
-        raise NotImplementedError
-
     def skittle_events(self, lo: float, hi: float) -> list[Event]:
         """skittle_down events within frames [lo, hi): a skittle turns ``fallen`` (or,
         without a state column, leaves its mark by more than its base). ``by``: the
