@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
-from vision.contact_checks import untouched
+from vision.contact_checks import APPROACH_SIGMAS, approach_speed, motion_noise_mm, untouched
 from vision.impulse import (
     RackContact,
     closest_approaches,
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 
 
 RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm
+# a member of a frozen cluster set off by a hit shows its start within this many frames
+# of it (the slowest members of the synthetic breaks 2.4 frames late); a later start of
+# the same ball is a new hit (a ball still lying against others, hit again)
+RACK_SETOFF_FRAMES = 3.0
 RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry
 # and this many position noise sigmas: a member's start velocity through its rest position
 # and two samples (about 1 and 2 frames on) carries 0.45 sigma, so 2 sigma is 4.4 of its own
@@ -135,6 +139,8 @@ class ContactFinders:
                         self.s, ib, ia, f, self.R, sig
                     ):
                         continue  # a ball at rest that stayed put took no push
+                    if not self.closing(ia, ib, f):
+                        continue
                     sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
                     striker, struck = (a, b) if sa >= sb else (b, a)
                     pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
@@ -179,6 +185,17 @@ class ContactFinders:
             ):
                 continue  # the impulse went round a ball that stayed put: not through it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
+
+    def closing(self, ia: int, ib: int, f: float) -> bool:
+        """Balls ``ia`` and ``ib`` closed in on each other before ``f`` faster than the
+        noise of that speed (:func:`vision.contact_checks.approach_speed`, at least
+        ``APPROACH_SIGMAS`` motion-noise sigmas): a pair that never closed in (a rack's
+        members spreading side by side, their read centres jittering) exchanged no
+        impulse. True where the speed cannot be read (a sample missing)."""
+        if not hasattr(self, "_sigma_move"):
+            self._sigma_move = max(motion_noise_mm(self.s), self.settings.sigma_mm)
+        ap = approach_speed(self.s, ia, ib, f)
+        return ap is None or ap > APPROACH_SIGMAS * self._sigma_move
 
     def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
         """Both balls' velocities (mm/frame, straight fits over two frames each side of

@@ -18,6 +18,7 @@ from contract.tables import TableSpec
 from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     RACK_GAP_R,
     RACK_MIN_IMPULSE,
+    RACK_SETOFF_FRAMES,
     RACK_SIGMAS,
     SCAN_GAP_MM,
     SCAN_MIN_IMPULSE,
@@ -139,20 +140,23 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
                 )
             )
 
-        for m in moves[1:]:
+        runs: dict[str, list[float]] = {}  # every start of each ball in the shot
+        for m in moves:
             starts.setdefault(m.ball, m.start_f)
+            runs.setdefault(m.ball, []).append(m.start_f)
         cluster: list[tuple[float, Movement, Movement]] = []
-        handled: set[str] = {cue}
+        handled: dict[str, float] = {}  # members of clusters read -> when they were hit
         set_off: list[tuple[float, str]] = []  # members of frozen clusters, when hit
         for m in moves[1:]:
-            if m.ball in handled:
-                continue
+            if m.ball == cue or m.start_f - handled.get(m.ball, -1e18) <= RACK_SETOFF_FRAMES:
+                continue  # the cue ball, or a member of a cluster set off by a hit read
             rest = np.asarray(m.start_at)
-            racked = self._rack(m, starts, cue)
+            racked = self._rack(m, _latest(runs, m.start_f + 2.0), cue)
             if racked is not None:
                 for c in racked[1]:
                     add_contact(c.f, c.striker, c.struck, np.asarray(c.at))
-                handled |= racked[0]
+                hit = racked[1][0].f if racked[1] else m.start_f
+                handled.update({b: hit for b in racked[0]})
                 set_off += [(racked[1][0].f, b) for b in racked[0]] if racked[1] else []
                 continue
             p = self.partner(m.ball, rest, m.start_f, started=starts)
@@ -191,7 +195,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
                 events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             for k in m.kinks:
                 p = self.partner(m.ball, np.asarray(k.at), k.f)
-                if p is None:
+                if p is None or not self.closing(b, self.s.index(p[0]), k.f):
                     continue
                 mine = float(np.linalg.norm(k.v_before))
                 striker, struck = (m.ball, p[0]) if mine >= p[1] else (p[0], m.ball)
@@ -249,6 +253,13 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
             if p is not None and np.linalg.norm(p - at) < reach:
                 return True
         return False
+
+
+def _latest(runs: dict[str, list[float]], f: float) -> dict[str, float]:
+    """Each ball's latest start (fractional frame) up to ``f``, or its first: the starts
+    that can belong to a hit at about ``f`` (a rack member hit a second time in a shot
+    starts again)."""
+    return {b: max((x for x in v if x <= f), default=min(v)) for b, v in runs.items()}
 
 
 def _explained(events: list[Event]) -> list[Event]:
