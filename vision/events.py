@@ -160,7 +160,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
                 set_off += [(racked[1][0].f, b) for b in racked[0]] if racked[1] else []
                 continue
             p = self.partner(m.ball, rest, m.start_f, started=starts)
-            if p is not None:
+            if p is not None and self.closing(self.s.index(p[0]), self.s.index(m.ball), m.start_f):
                 add_contact(m.start_f, p[0], m.ball, rest)
             # frozen neighbours set off together (a rack): the camera cannot order the
             # impulses inside a cluster, so every touching pair that started together

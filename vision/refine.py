@@ -46,11 +46,11 @@ RING_MIN_SHARE = 0.05  # a ring share is measured on at least this share of the 
 # edge's blur) only where their mirror image through the estimate is in its cell too: a
 # bisector with a touching ball cuts them on that side only and pushes the centroid away
 # from the neighbour (rendered racks read 1-1.4 mm apart per touching neighbour; 1.0 r
-# instead of 1.05 r turned that into a pull of about the same size toward it). Off: the
-# event stage's contact tolerances were set on centres read apart, and with it on the
-# synthetic video set's contact F1 fell from 0.896 to 0.859 (the 720p break's rack and
-# the balls spreading from it gained invented contacts) while rest p95 improved.
-SYMMETRIC_CELL = False
+# instead of 1.05 r turned that into a pull of about the same size toward it). On since
+# the event stage asks a kink or close approach for the pair closing in faster than the
+# motion noise (vision.contact_checks.approach_speed): without that, a rack's members
+# spreading side by side, read touching, gained invented contacts.
+SYMMETRIC_CELL = True
 SYMMETRIC_BEYOND = 1.05  # ... beyond this share of r (the disk and its edge's blur whole)
 
 
