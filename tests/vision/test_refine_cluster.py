@@ -1,10 +1,11 @@
 """Centres of touching balls in rendered pictures (the synthetic renderer: lamps' soft
 shadows, shading, the camera's perspective): balls of a frozen cluster read touching.
 With ``vision.refine.SYMMETRIC_CELL`` the centroid among neighbours takes what lies
-beyond a ball's disk and its edge only where it is symmetric about the estimate (the
-default); without it a bisector with a touching ball cuts the ball's shadow and blur on
-that side only, and touching balls read about 1 mm apart per neighbour. Positions table
-mm; at 720p a ball's radius is about 9 px (3.7 mm a px), at 1080p about 14 px."""
+beyond a ball's disk and its edge only where it is symmetric about the estimate; without
+it (the default: the event stage's tolerances were set on centres read apart) a bisector
+with a touching ball cuts the ball's shadow and blur on that side only, and touching
+balls read about 1 mm apart per neighbour. Positions table mm; at 720p a ball's
+radius is about 9 px (3.7 mm a px), at 1080p about 14 px."""
 
 from __future__ import annotations
 
