@@ -154,7 +154,9 @@ def rack_contacts(
     others carry at least ``threshold`` mm/frame. Striking ball first: the one nearer the
     striker along the pairs that carried an impulse. ``since``: when the striker started
     (fractional frame); a striker set off less than two frames before it hit has no
-    measured velocity before, and only the members' changes count."""
+    measured velocity before, and only the members' changes count. A pair the striker
+    does not reach through pairs that carried an impulse is none: every ball of the
+    cluster was at rest, so an impulse runs only on from a ball that took one."""
     f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
     col = {b: k for k, b in enumerate(balls)}
@@ -185,6 +187,8 @@ def rack_contacts(
     out = []
     for k in used:
         a, b = pairs[k]
+        if a not in depth:
+            continue  # not reached from the striker through pairs that carried one
         if depth.get(b, 99) < depth.get(a, 99):
             a, b = b, a
         at = (pos[a] + pos[b]) / 2 if k else pos[b] + (pos[a] - pos[b]) / 2

@@ -282,3 +282,27 @@ def test_a_thin_kiss_against_a_near_miss(offset_mm, contact):
     assert [c.balls for c in contacts] == ([("yellow", "1")] if contact else [])
     if contact:
         assert abs(contacts[0].frame - touched) <= 1
+
+
+@pytest.mark.parametrize(
+    ("ve", "thr", "pairs"),
+    [
+        # a-b carries under the threshold: b-e above it is reached through nothing
+        (2.0, 1.0, {"c-a", "a-d"}),
+        (4.0, 2.0, {"c-a", "a-d"}),
+        # a-b above it too: the chain c-a-b-e reached (b passes the push on, cradle-like)
+        (6.0, 2.0, {"c-a", "a-d", "a-b", "b-e"}),
+    ],
+)
+def test_a_pair_the_striker_does_not_reach_carried_nothing(ve, thr, pairs):
+    """``e`` leaves along x at ``ve`` mm/frame at the hit (set off by something the cluster
+    does not show) while ``b`` beside it stays put: the non-negative solve gives b-e a
+    share; unless a pair over ``thr`` joins b to the striker, every ball of the cluster
+    at rest before, it carried none."""
+    f0 = 10.35
+    paths = _rack(f0, {"ca": 100.0, "ad": 3.0})
+    paths["e"] = _sliding(paths["e"][0], (ve, 0.0), f0, len(paths["e"]))
+    s = _series(paths)
+    rest = rest_positions(s, 11.0, {"c"})
+    found = rack_contacts(s, "c", "a", 11.0, ["a", "b", "d", "e"], rest, R, 1.5, thr)
+    assert {f"{c.striker}-{c.struck}" for c in found} == pairs
