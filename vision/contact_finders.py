@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
-from vision.contact_checks import APPROACH_SIGMAS, approach_speed, motion_noise_mm, untouched
+from vision.contact_checks import APPROACH_SIGMAS, approach_speed, untouched
 from vision.impulse import (
     RackContact,
     closest_approaches,
@@ -47,14 +47,16 @@ SCAN_GAP_MM = 4.0  # a detector places balls that touch a mm or two apart
 
 
 class ContactFinders:
-    """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles`` and the
-    helpers ``partner``, ``speed_before``, ``pos_interp`` of the event finder."""
+    """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles``,
+    ``sigma_move`` and the helpers ``partner``, ``speed_before``, ``pos_interp`` of the
+    event finder."""
 
     s: Series
     table: TableSpec
     R: float
     settings: ShotSettings
     skittles: tuple[str, ...]
+    sigma_move: float  # mm, one axis: the motion noise (or the rest noise, if larger)
 
     def _rack(
         self, m: Movement, starts: dict[str, float], cue: str
@@ -192,10 +194,8 @@ class ContactFinders:
         ``APPROACH_SIGMAS`` motion-noise sigmas): a pair that never closed in (a rack's
         members spreading side by side, their read centres jittering) exchanged no
         impulse. True where the speed cannot be read (a sample missing)."""
-        if not hasattr(self, "_sigma_move"):
-            self._sigma_move = max(motion_noise_mm(self.s), self.settings.sigma_mm)
         ap = approach_speed(self.s, ia, ib, f)
-        return ap is None or ap > APPROACH_SIGMAS * self._sigma_move
+        return ap is None or ap > APPROACH_SIGMAS * self.sigma_move
 
     def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
         """Both balls' velocities (mm/frame, straight fits over two frames each side of

@@ -15,6 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.contact_checks import motion_noise_mm
 from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     RACK_GAP_R,
     RACK_MIN_IMPULSE,
@@ -43,6 +44,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
         self.settings = settings
         self.R = table.ball_radius
         self.speed_tol = 0.3  # share of a frame's travel allowed as timing error
+        self.sigma_move = max(motion_noise_mm(series), settings.sigma_mm)
         names = set(table.skittle_spots) if table.kind == "carom" else set()
         self.skittles = tuple(i for i in series.ids if i in names)
 
