@@ -30,6 +30,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
@@ -53,6 +54,19 @@ TEMPER = 0.5
 """Weight of one view's log-likelihood (views of one ball are not independent)."""
 AGREE = 0.6
 """Share of a track's readable views whose own best number must be the number taken."""
+STILL_RADII = 0.015
+"""A ball that moved less than this many radii since the last frame is at rest."""
+READ_STEP_RADII = 0.5
+"""No read when the ball moved this many radii or more since the last frame: at 30 fps with
+a 1/60 s shutter its smear reaches a quarter radius, where a figure is no longer legible
+(the reader was never trained on such patches and reads them wrongly: 4 as 6)."""
+SURE_VIEW_P = 0.5
+"""A view counts toward the agreement only when its best number's mean ``p(n | readable)``
+reaches this (a rolling ball's many unsure views must not veto a sure one at rest); a
+track with no such view counts all its views."""
+SECOND_LOOK = True
+"""The reader also reads each ball at rest whose ink lies off the disc's centre with the
+figure turned to face it (:func:`turned_figure`) and keeps the surer look (:func:`surer`)."""
 P_VIEW = 0.9
 """One view whose mean ``p(n | readable)`` reaches this is sure by itself (a ball at rest
 shows one face; on held-out synthetic 1080p patches, four turns pooled, reads this sure are
@@ -67,6 +81,8 @@ class NumberReader:
         self.meta = meta
         self.patch = int(meta["input_shape"][-1])
         self.span = float(meta["span_radii"])
+        self.frontal = bool(meta.get("frontal", False))  # reads figures turned to face it
+        self.second_look = SECOND_LOOK
         self.balls_read = 0  # patches read so far (each in four turns)
 
     @classmethod
@@ -110,13 +126,42 @@ class NumberReader:
         return np.log(np.maximum(p, 1e-12))
 
     def read(
-        self, image_bgr: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, turns: int = 4
+        self,
+        image_bgr: np.ndarray,
+        centres_px: np.ndarray,
+        radii_px: np.ndarray,
+        turns: int = 4,
+        second: np.ndarray | None = None,
     ) -> np.ndarray:
         """Log-probabilities (N, 16) of the balls at ``centres_px`` (N, 2) video px with
-        radii ``radii_px`` (N,) px in the BGR uint8 frame ``image_bgr``."""
+        radii ``radii_px`` (N,) px in the BGR uint8 frame ``image_bgr``. A reader whose
+        manifest says ``frontal`` reads each patch with its figure turned to face the
+        camera (:func:`frontal`), as it was trained. Otherwise, with ``second_look``, the
+        balls flagged in ``second`` (N,) bool (default: none) whose ink lies off the
+        disc's centre are read a second time with the figure turned to face the camera
+        and keep the surer look (:func:`surer`); the tracker flags balls at rest (a
+        rolling ball's smear misplaces the ink's centre)."""
         patches = extract_patches(image_bgr, centres_px, radii_px, self.patch, self.span)
         self.balls_read += len(patches)
-        return self.read_patches(patches, turns)
+        if self.frontal:
+            patches = (
+                np.stack([frontal(p, self.span) for p in patches]) if len(patches) else patches
+            )
+            return self.read_patches(patches, turns)
+        logp = self.read_patches(patches, turns)
+        if not self.second_look or second is None:
+            return logp
+        flag = np.asarray(second, bool).reshape(-1)
+        turned = [
+            (i, t)
+            for i, p in enumerate(patches)
+            if flag[i] and (t := turned_figure(p, self.span)) is not None
+        ]
+        if turned:
+            idx = np.array([i for i, _ in turned])
+            again = self.read_patches(np.stack([t for _, t in turned]), turns)
+            logp[idx] = surer(logp[idx], again)
+        return logp
 
 
 def evidence(logp: np.ndarray) -> np.ndarray | None:
@@ -141,15 +186,30 @@ class NumberVote:
     peak: np.ndarray = field(default_factory=lambda: np.zeros(15))  # best view mean p(n)
     _view_p: np.ndarray = field(default_factory=lambda: np.zeros(15))
     _view_n: int = 0
+    best_sure: np.ndarray = field(default_factory=lambda: np.zeros(15, int))  # sure views'
     _frames_in_view: int = 0
     _anchor: np.ndarray | None = None
+    _prev_uv: np.ndarray | None = None
+    _view_still: bool = False  # the open view has a frame read at rest
 
-    def add(self, logp: np.ndarray, uv: np.ndarray, radius_px: float) -> None:
-        """One frame's reading ``logp`` (16,) of the ball at ``uv`` (video px, radius px)."""
+    def step(self, uv: np.ndarray) -> float:
+        """Pixels the ball moved since the last frame this was called (0 the first time);
+        called every frame the track is seen sharp."""
         uv = np.asarray(uv, float)
-        if self._anchor is None or np.hypot(*(uv - self._anchor)) > VIEW_RADII * radius_px:
+        d = 0.0 if self._prev_uv is None else float(np.hypot(*(uv - self._prev_uv)))
+        self._prev_uv = uv
+        return d
+
+    def add(self, logp: np.ndarray, uv: np.ndarray, radius_px: float, still: bool = False) -> None:
+        """One frame's reading ``logp`` (16,) of the ball at ``uv`` (video px, radius px);
+        ``still``: the ball is at rest. A ball that comes to rest inside its last view
+        opens a new view (rolling to a stop turned it: its face at rest is new)."""
+        uv = np.asarray(uv, float)
+        moved = self._anchor is None or np.hypot(*(uv - self._anchor)) > VIEW_RADII * radius_px
+        if moved or (still and not self._view_still):
             self._close()
             self._anchor = uv
+        self._view_still = self._view_still or still
         self._frames_in_view += 1
         e = evidence(logp)
         if e is not None:
@@ -158,10 +218,12 @@ class NumberVote:
             self._view_n += 1
             self.looks += 1
 
-    def wants_look(self, uv: np.ndarray, radius_px: float, per_view: int = 3) -> bool:
-        """True when a look at ``uv`` (video px) could add something: a new view, or
-        fewer than ``per_view`` frames looked at in this one."""
-        if self._anchor is None:
+    def wants_look(
+        self, uv: np.ndarray, radius_px: float, per_view: int = 3, still: bool = False
+    ) -> bool:
+        """True when a look at ``uv`` (video px) could add something: a new view (moved
+        on, or come to rest), or fewer than ``per_view`` frames looked at in this one."""
+        if self._anchor is None or (still and not self._view_still):
             return True
         moved = np.hypot(*(np.asarray(uv, float) - self._anchor)) > VIEW_RADII * radius_px
         return bool(moved) or self._frames_in_view < per_view
@@ -170,11 +232,15 @@ class NumberVote:
         if self._view_n:
             view = self._view_sum / self._view_n
             self.total = self.total + TEMPER * view
-            self.best = self.best + (np.arange(15) == int(np.argmax(view)))
-            self.peak = np.maximum(self.peak, self._view_p / self._view_n)
+            one = np.arange(15) == int(np.argmax(view))
+            self.best = self.best + one
+            vp = self._view_p / self._view_n
+            if float(vp.max()) >= SURE_VIEW_P:
+                self.best_sure = self.best_sure + (np.arange(15) == int(np.argmax(vp)))
+            self.peak = np.maximum(self.peak, vp)
             self.views += 1
         self._view_sum, self._view_n, self._frames_in_view = np.zeros(15), 0, 0
-        self._view_p = np.zeros(15)
+        self._view_p, self._view_still = np.zeros(15), False
 
     def scores(self) -> tuple[np.ndarray, int]:
         """(tempered log-likelihood sum (15,) including the open view, readable views)."""
@@ -190,11 +256,16 @@ class NumberVote:
         return self.peak
 
     def agreement(self) -> np.ndarray:
-        """Share (15,) of the readable views (the open one included) whose best number
-        is each number."""
-        best = self.best.copy()
+        """Share (15,) of the sure readable views (``SURE_VIEW_P``; all readable views
+        when none is sure), the open one included, whose best number is each number."""
+        best, sure = self.best.copy(), self.best_sure.copy()
         if self._view_n:
             best[int(np.argmax(self._view_sum))] += 1
+            vp = self._view_p / self._view_n
+            if float(vp.max()) >= SURE_VIEW_P:
+                sure[int(np.argmax(vp))] += 1
+        if sure.sum():
+            best = sure
         return best / max(1, int(best.sum()))
 
     def posterior(self) -> np.ndarray:
@@ -242,3 +313,113 @@ def assign_numbers(
         if sure and agree[r, c] >= AGREE:  # sure, and the views agree
             out[keys[r]] = n
     return out
+
+
+INK_DARK = 0.7
+"""A disc pixel is ink when its grey level is under this share of its surroundings' (a
+grey closing wider than a stroke: the ball's shading without the figure)."""
+INK_DISC = 0.85
+"""Ink is looked for inside this many radii of the centre (the limb and cloth are dark)."""
+LIMB = 0.95
+"""Farthest out (ball radii) :func:`unwarp` samples the old view: sphere points it does
+not show, or shows in the edge's blend with the cloth, take the disc at this radius in
+their direction."""
+INK_MIN = 0.01
+"""Least share of the disc that must be ink before its centre is trusted."""
+
+
+def patch_grid(size: int, span: float = NUM_SPAN) -> tuple[np.ndarray, np.ndarray]:
+    """(x, y) of each pixel centre of a ``size`` px patch, in ball radii from the ball's
+    centre (x right, y down in the picture), arrays (size, size)."""
+    c = ((np.arange(size) + 0.5) / size * 2 - 1) * span
+    return np.meshgrid(c, c)
+
+
+def ink_centre(patch: np.ndarray, span: float = NUM_SPAN) -> np.ndarray | None:
+    """Centre (2,) of the dark ink on a white ball's tight patch (BGR uint8 (P, P, 3)
+    covering ``2 * span`` radii), in ball radii from the ball's centre (x right, y down),
+    weighted by how dark each ink pixel is; None when too little ink is seen."""
+    g = np.asarray(patch, np.float32).mean(axis=2)
+    x, y = patch_grid(g.shape[0], span)
+    disc = x * x + y * y < INK_DISC**2
+    k = 2 * (g.shape[0] // 8) + 1  # wider than a figure's stroke: closing keeps the shading
+    bg = cv2.morphologyEx(g, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
+    w = np.where(disc, np.maximum(0.0, (bg - g) - (1 - INK_DARK) * bg), 0.0)
+    if (w > 0).sum() < INK_MIN * disc.sum() or float(np.median(bg[disc])) < 40:
+        return None
+    return np.array([(w * x).sum(), (w * y).sum()]) / w.sum()
+
+
+def turned_view(pole_xy: np.ndarray) -> np.ndarray:
+    """Rotation (3, 3) that turns the sphere point seen at ``pole_xy`` (ball radii from
+    the centre, orthographic view, z toward the camera) to the disc's centre, about the
+    axis perpendicular to both (the smallest turn): ``S_old = R @ S_new``."""
+    a, b = np.asarray(pole_xy, float)
+    s = min(np.hypot(a, b), 0.999)
+    if s < 1e-9:
+        return np.eye(3)
+    c = np.sqrt(1 - s * s)
+    k = np.array([-b, a, 0.0]) / np.hypot(a, b)
+    kx = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return c * np.eye(3) + s * kx + (1 - c) * np.outer(k, k)
+
+
+def unwarp(
+    patch: np.ndarray, pole_xy: np.ndarray, size: int = NUM_PATCH, span: float = NUM_SPAN
+) -> np.ndarray:
+    """The ball of ``patch`` (BGR uint8 (P, P, 3) over ``2 * span`` radii) seen from the
+    direction of its surface point ``pole_xy`` (ball radii from the centre, x right, y
+    down): each disc pixel of the ``size`` px output is the sphere point that faces the
+    new view, resampled (bilinear) where the old view shows it (orthographic, a good
+    approximation for a ball seen from metres away); sphere points the old view does not
+    show take the ball's edge (``LIMB``) in their direction; outside the disc the patch is kept as it is. A
+    figure printed around ``pole_xy`` comes out frontal and full size."""
+    P = patch.shape[0]
+    x, y = patch_grid(size, span)
+    rho2 = x * x + y * y
+    inside = rho2 < 1.0
+    z = np.sqrt(np.clip(1.0 - rho2, 0.0, None))
+    s_old = np.einsum("ij,jhw->ihw", turned_view(pole_xy), np.stack([x, y, z]))
+    u, v = s_old[0], s_old[1]
+    n = np.maximum(np.hypot(u, v), 1e-9)
+    edge = (s_old[2] < 0) | (n > LIMB)  # hidden, or where the cloth blends into the edge
+    u = np.where(edge, u / n * LIMB, u)
+    v = np.where(edge, v / n * LIMB, v)
+    u, v = np.where(inside, u, x), np.where(inside, v, y)
+    mx = ((u / span + 1) / 2 * P - 0.5).astype(np.float32)
+    my = ((v / span + 1) / 2 * P - 0.5).astype(np.float32)
+    return cv2.remap(np.asarray(patch), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+FRONTAL_OFF = (0.3, 0.6)
+"""Ink-centre offsets (ball radii) between which :func:`frontal` turns the ball: closer
+in the figure is frontal already; farther out the "ink" is more likely the limb's shade."""
+
+
+def turned_figure(patch: np.ndarray, span: float = NUM_SPAN) -> np.ndarray | None:
+    """A tight patch (BGR uint8 (P, P, 3)) with its figure turned to face the camera:
+    :func:`unwarp` about the ink's centre (:func:`ink_centre`) when that lies
+    ``FRONTAL_OFF`` radii from the ball's centre, else None."""
+    c = ink_centre(patch, span)
+    if c is None or not FRONTAL_OFF[0] <= float(np.hypot(*c)) <= FRONTAL_OFF[1]:
+        return None
+    return unwarp(patch, c, patch.shape[0], span)
+
+
+def frontal(patch: np.ndarray, span: float = NUM_SPAN) -> np.ndarray:
+    """:func:`turned_figure` of ``patch``, or the patch itself where it turns nothing."""
+    t = turned_figure(patch, span)
+    return np.asarray(patch) if t is None else t
+
+
+def surer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, the look of ``a`` or ``b`` (log-probabilities (N, 16)) whose best
+    number is surer (``p(n | readable)``); ``b`` only where it also thinks a number is
+    readable (``READABLE_P``)."""
+
+    def sure(lp: np.ndarray) -> np.ndarray:
+        p = np.exp(lp)
+        return p[:, 1:].max(axis=1) / np.maximum(1e-9, 1.0 - p[:, 0])
+
+    take = (sure(b) > sure(a)) & (np.exp(b[:, 0]) < READABLE_P)
+    return np.where(take[:, None], b, a)

@@ -8,7 +8,7 @@ import numpy as np
 
 from contract.tracks import Tracks
 from vision.detect import Detections
-from vision.numbers import assign_numbers
+from vision.numbers import READ_STEP_RADII, STILL_RADII, assign_numbers
 from vision.track_state import TrackerConfig, _Track
 
 
@@ -34,7 +34,7 @@ class NumberReading:
     def _read_numbers(self, image: np.ndarray, det: Detections, matched: dict) -> None:
         """Read the numbers of white active tracks seen sharp this frame (new views
         only), then give sure numbers out (``vision.numbers.assign_numbers``)."""
-        ask: list[tuple[_Track, int]] = []
+        ask: list[tuple[_Track, int, bool]] = []
         for tr in self.tracks:
             j = matched.get(id(tr))
             if tr.state != "active" or tr.number is not None or j is None:
@@ -42,9 +42,13 @@ class NumberReading:
             if tr.cls != "white" or det.blurred[j] or not np.all(np.isfinite(det.uv[j])):
                 continue
             r = float(det.radius[j])
-            if not r >= self.cfg.min_read_radius_px or not tr.numvote.wants_look(det.uv[j], r):
+            step = tr.numvote.step(det.uv[j])  # px since the last sharp frame
+            if not r >= self.cfg.min_read_radius_px or step >= READ_STEP_RADII * r:
+                continue  # too small, or smeared past legibility
+            still = step < STILL_RADII * r
+            if not tr.numvote.wants_look(det.uv[j], r, still=still):
                 continue
-            ask.append((tr, j))
+            ask.append((tr, j, still))
             if len(ask) >= self.cfg.reads_per_frame:
                 break
         if ask:
@@ -52,10 +56,11 @@ class NumberReading:
                 from vision.numbers import NumberReader
 
                 self._reader = NumberReader.load()
-            js = np.array([j for _, j in ask])
-            logp = self._reader.read(image, det.uv[js], det.radius[js])
-            for (tr, j), lp in zip(ask, logp, strict=True):
-                tr.numvote.add(lp, det.uv[j], float(det.radius[j]))
+            js = np.array([j for _, j, _ in ask])
+            still = np.array([s for _, _, s in ask])
+            logp = self._reader.read(image, det.uv[js], det.radius[js], second=still)
+            for (tr, j, still), lp in zip(ask, logp, strict=True):
+                tr.numvote.add(lp, det.uv[j], float(det.radius[j]), still)
         undecided = {
             id(t): t
             for t in self.tracks

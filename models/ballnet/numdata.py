@@ -13,6 +13,8 @@ exactly as at run time) of every visible ball, centre jittered by ~0.06 r and ra
 no player covers the ball, the smear is under 0.25 r and the ball radius is at least
 ``MIN_R_PX``; 0 when the pole is turned away (< 0.6), the ball is smeared over 0.5 r, the
 radius is under ``SURE_R_PX`` or the ball has no number (yellow); -1 (ignored) between.
+Each patch also records ``tilt`` (degrees from the line of sight to the nearer pole) and
+``smear`` (motion smear in ball radii), to break held-out figures down by view.
 
     python -m models.ballnet.numdata OUT.npz --scenes 40 --frames 10 --seed 1 [--jobs 2]
     python -m models.ballnet.numdata OUT.npz --sheet /tmp/sheet   # contact sheets of OUT.npz
@@ -49,6 +51,13 @@ from vision.numbers import NUM_PATCH, NUM_SPAN
 READABLE, UNREADABLE = 0.85, 0.6
 MIN_R_PX, SURE_R_PX = 10.0, 8.5
 """Radius (px) from which a facing number is labelled readable, and under which it is 0."""
+
+
+def tilt_deg(rot, view: np.ndarray) -> float:
+    """Angle (degrees) between the line of sight ``view`` (unit, table frame) and the
+    nearer of the ball's two poles (body z of ``rot``, where the number is printed)."""
+    d = abs(float(np.asarray(rot).reshape(3, 3)[:, 2] @ view))
+    return float(np.degrees(np.arccos(min(1.0, d))))
 
 
 def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: float, r: float):
@@ -102,7 +111,7 @@ def scene(seed: int, frames: int, hard: bool = False) -> dict[str, np.ndarray]:
     R = table.ball_radius
     C = np.asarray(cam.centre)
     w, h = size
-    X, N, RP = [], [], []
+    X, N, RP, TL, SM = [], [], [], [], []
     for fi in range(frames):
         ids = list(infos)
         n = int(rng.integers(len(ids) // 2, len(ids) + 1))
@@ -141,12 +150,16 @@ def scene(seed: int, frames: int, hard: bool = False) -> dict[str, np.ndarray]:
                 X.append(extract_patches(img, j[None], np.array([rr]), NUM_PATCH, NUM_SPAN)[0])
                 N.append(num)
                 RP.append(r)
+                TL.append(tilt_deg(pose.rot, view))
+                SM.append(smear_r)
     return {
         "x": np.stack(X),
         "number": np.array(N, np.int8),
         "radius": np.array(RP, np.float32),
         "height": np.full(len(N), size[1], np.int16),
         "scene": np.full(len(N), seed, np.int32),
+        "tilt": np.array(TL, np.float32),
+        "smear": np.array(SM, np.float32),
     }
 
 

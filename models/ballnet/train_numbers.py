@@ -25,7 +25,7 @@ from torch import nn
 
 from models.ballnet.train import block, export_onnx
 from vision.classify import file_sha256, to_input
-from vision.numbers import NUM_PATCH, NUM_SPAN
+from vision.numbers import NUM_PATCH, NUM_SPAN, frontal
 
 N_NUMBERS = 16
 
@@ -92,9 +92,15 @@ def augment_on(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return x.clamp(0, 1) - 0.5
 
 
-def load_many(paths: list[str]) -> dict[str, np.ndarray]:
+def load_many(paths: list[str], turn_frontal: bool = False) -> dict[str, np.ndarray]:
+    """The patches of the ``numdata`` files ``paths``, concatenated; with ``turn_frontal``
+    each patch as the run-time reader sees it then (``vision.numbers.frontal``)."""
     parts = [dict(np.load(p)) for p in paths]
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("x", "number", "radius", "height")}
+    keys = ("x", "number", "radius", "height")
+    d = {k: np.concatenate([p[k] for p in parts]) for k in keys}
+    if turn_frontal:
+        d["x"] = np.stack([frontal(p) for p in d["x"]])
+    return d
 
 
 def train(
@@ -211,8 +217,9 @@ def main() -> None:
     ap.add_argument("--save", default="/tmp/numnet_last.pt", help="state dict written here")
     ap.add_argument("--weights", help="export these trained weights (.pt) without training")
     ap.add_argument("--no-export", action="store_true", help="train and save weights only")
+    ap.add_argument("--frontal", action="store_true", help="read figures turned to face the camera")
     a = ap.parse_args()
-    tr, te = load_many(a.train), load_many([a.test])
+    tr, te = load_many(a.train, a.frontal), load_many([a.test], a.frontal)
     t0 = time.time()
     if a.weights:
         model = NumNet()
@@ -247,6 +254,7 @@ def main() -> None:
         "continued_from": a.init,
         "weights": a.weights,
         "rotate_augmentation": a.rotate,
+        "frontal": bool(a.frontal),
         "train_minutes": round(minutes, 1),
         "onnx_vs_torch_max_abs_logit_diff": diff,
         "params": int(sum(p.numel() for p in model.parameters())),
@@ -263,6 +271,7 @@ def main() -> None:
         "input_shape": ["n", 3, NUM_PATCH, NUM_PATCH],
         "input_format": "BGR, (pixel / 255) - 0.5, channels first; patch = 2*span_radii radii",
         "span_radii": NUM_SPAN,
+        "frontal": bool(a.frontal),
         "outputs": {"number": "0 = none readable, 1..15"},
         "trained_with": f"torch {torch.__version__}, models/ballnet/train_numbers.py",
     }

@@ -1,0 +1,74 @@
+"""The number vote's views (``vision.numbers.NumberVote``): how far the ball moved between
+frames, a new view when a ball comes to rest, and sure views outvoting unsure ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.numbers import STILL_RADII, SURE_VIEW_P, NumberVote, assign_numbers
+
+R_PX = 15.0  # ball radius, video px
+
+
+def look(n: int, p: float) -> np.ndarray:
+    """Log-probabilities (16,) of one look that reads ``n`` (0: none readable) with ``p``."""
+    out = np.full(16, (1 - p) / 15)
+    out[n] = p
+    return np.log(out / out.sum())
+
+
+def test_step_is_the_pixels_moved_since_the_last_call():
+    v = NumberVote()
+    assert v.step(np.array([100.0, 200.0])) == 0.0  # first sight: nothing known
+    assert v.step(np.array([103.0, 204.0])) == pytest.approx(5.0)
+    assert v.step(np.array([103.0, 204.0])) == 0.0
+
+
+def test_a_ball_that_comes_to_rest_opens_a_new_view():
+    """Rolling slowly to a stop inside half a radius turns the ball: its face at rest is
+    read as a view of its own, once."""
+    v = NumberVote()
+    for k in range(3):  # three looks while creeping (0.1 radius a frame)
+        v.add(look(4, 0.6), np.array([100.0 + 1.5 * k, 200.0]), R_PX, still=False)
+    at = np.array([103.5, 200.0])
+    assert not v.wants_look(at, R_PX, still=False)  # the view is read enough
+    assert v.wants_look(at, R_PX, still=True)  # at rest now: a new face
+    v.add(look(9, 0.95), at, R_PX, still=True)
+    assert v.scores()[1] == 2
+    for _ in range(2):
+        v.add(look(9, 0.95), at, R_PX, still=True)
+    assert not v.wants_look(at, R_PX, still=True)  # the rest view is read enough
+    assert v.scores()[1] == 2
+
+
+def test_a_still_frame_in_a_view_already_at_rest_is_the_same_view():
+    v = NumberVote()
+    at = np.array([100.0, 200.0])
+    for _ in range(3):
+        v.add(look(7, 0.8), at, R_PX, still=True)
+    assert v.scores()[1] == 1
+
+
+@pytest.mark.parametrize(
+    "reads, want",
+    [
+        # a rolling ball's unsure views read all sorts; the sure view at rest decides
+        ([(15, 0.4), (10, 0.45), (9, 0.4), (14, 0.97)], 14),
+        ([(15, 0.4), (10, 0.45), (9, 0.4), (14, 0.6)], None),  # nothing sure
+        # sure views that disagree still veto each other
+        ([(7, 0.95), (12, 0.92), (7, 0.4), (7, 0.3)], None),
+        ([(11, 0.97), (14, 0.96)], None),
+        ([(5, 0.96), (5, 0.95), (3, 0.3)], 5),
+    ],
+)
+def test_sure_views_outvote_unsure_ones(reads, want):
+    v = NumberVote()
+    for k, (n, p) in enumerate(reads):
+        v.add(look(n, p), np.array([100.0 + 10 * k, 200.0]), R_PX)
+    got = assign_numbers({1: v}, set())
+    assert got == ({} if want is None else {1: want})
+
+
+def test_thresholds_are_sane():
+    assert 0 < STILL_RADII < 0.1 and 0 < SURE_VIEW_P < 1
