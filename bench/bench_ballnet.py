@@ -55,11 +55,19 @@ QUICK_CLIPS = (("pyr-pots-1080-1stroke", "pyramid-pots", 0, "1080", 1),)
 FACING, MIN_R_PX, SMEAR_R, GATE_MM = 0.85, 10.0, 0.25, 50.0
 
 
-def timing(n: int, repeats: int, fn) -> dict:
+def timing(n: int, repeats: int, fn, inked: bool = False) -> dict:
+    """CPU and wall ms per patch of ``fn(image, centres px, radii px)`` on ``n`` balls of a
+    random 1920x1080 picture; ``inked``: on white discs (15 px radius) each with a dark
+    figure 0.45 radii off its centre (a figure some 27 degrees off the line of sight)."""
     rng = np.random.default_rng(n)
     img = rng.integers(0, 255, (1080, 1920, 3), np.uint8)
     uv = np.c_[rng.uniform(50, 1870, n), rng.uniform(50, 1030, n)]
     r = np.full(n, 15.0)
+    if inked:
+        for (u, v), a in zip(uv, rng.uniform(0, 2 * np.pi, n), strict=True):
+            cv2.circle(img, (int(u), int(v)), 15, (230, 230, 230), -1)
+            ink = (int(u + 6.75 * np.cos(a)), int(v + 6.75 * np.sin(a)))
+            cv2.ellipse(img, ink, (2, 3), float(np.degrees(a)), 0, 360, (25, 25, 30), -1)
     fn(img, uv, r)  # warm-up
     c0, t0 = time.process_time(), time.perf_counter()
     for _ in range(repeats):
@@ -274,6 +282,12 @@ def run(
     speed = {
         "ballnet": [timing(n, reps, clf.classify) for n in (1, 16, 64)],
         "number_reader_4_turns": [timing(n, reps, reader.read) for n in (1, 16, 64)],
+        # every ball also given the second look (a figure off the disc's centre turned to
+        # face the camera and read again): the most a read of balls at rest costs
+        "number_reader_second_look": [
+            timing(n, reps, lambda im, uv, r: reader.read(im, uv, r, second=r > 0), inked=True)
+            for n in (1, 16, 64)
+        ],
     }
     print(f"{'net':>22} {'batch':>5} {'cpu ms/patch':>13} {'wall ms/patch':>14}")
     for net, rows in speed.items():

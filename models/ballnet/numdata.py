@@ -24,6 +24,12 @@ With ``--seconds`` the scenes are rendered in any order until that wall time has
 written every ``--chunk`` finished scenes to ``DIR/chunk_NNN.npz`` (the shipped reader's
 data: 16 cores for 240 s, seeds from 1, about 510,000 patches).
 
+``--eval`` prints held-out figures of an existing ``OUT.npz`` (rendered with ``tilt`` and
+``smear``) by pole angle and motion (:func:`by_view`), with ``--reader DIR`` and
+``--second-look`` (balls at rest read as the tracker reads them):
+
+    python -m models.ballnet.numdata /tmp/nn4/test.npz --eval --second-look
+
 ``--sheet PREFIX`` writes ``PREFIX_1080.png`` and ``PREFIX_720.png``: 48 random readable
 patches of an existing ``OUT.npz`` each, magnified 4x (nearest), label and radius (px)
 under each, to judge by eye whether a person could read the figures.
@@ -181,6 +187,52 @@ def sheet(data: dict[str, np.ndarray], height: int, count: int = 48, seed: int =
     return np.vstack([np.hstack(tiles[k : k + 8]) for k in range(0, len(tiles), 8)])
 
 
+TILT_BINS = ((0.0, 10.0), (10.0, 20.0), (20.0, 25.0), (25.0, 32.0))
+"""Pole-off-the-line-of-sight bins (degrees) of :func:`by_view`; readable stops at 31.8."""
+
+
+def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> dict:
+    """Held-out figures of ``reader`` (a ``vision.numbers.NumberReader``, four turns) on a
+    ``numdata`` file with ``tilt`` and ``smear``, by picture height and view: readable
+    patches by pole angle (all, and balls at rest), at rest, rolling; per group the share
+    read right, the share of sure reads (``p(n | readable) >= P_VIEW``) and how many of
+    those are wrong; and "none" read when none is readable. ``second_look``: balls at rest
+    read as the tracker reads them, the surer of the patch and its turned figure."""
+    from vision.numbers import P_VIEW, surer, turned_figure
+
+    x, num, h = data["x"], data["number"], data["height"]
+    tilt, still = data["tilt"], data["smear"] == 0
+    lp = np.concatenate([reader.read_patches(x[k : k + 512]) for k in range(0, len(x), 512)])
+    if second_look:
+        idx = [i for i in np.flatnonzero(still) if turned_figure(x[i]) is not None]
+        if idx:
+            again = reader.read_patches(np.stack([turned_figure(x[i]) for i in idx]))
+            lp[idx] = surer(lp[idx], again)
+    p = np.exp(lp)
+    pred = lp.argmax(axis=1)
+    sure = (pred > 0) & (p[:, 1:].max(axis=1) / np.maximum(1e-9, 1 - p[:, 0]) >= P_VIEW)
+    out: dict = {}
+    for height in (1080, 720):
+        groups = {f"{a:.0f}-{b:.0f} deg": (tilt >= a) & (tilt < b) for a, b in TILT_BINS}
+        groups |= {f"{k} at rest": m & still for k, m in groups.items()}
+        groups |= {"at rest": still, "rolling": ~still, "all": np.ones(len(num), bool)}
+        rows = {}
+        for name, m in groups.items():
+            m = m & (h == height) & (num > 0)
+            if m.any():
+                s = m & sure
+                rows[name] = {
+                    "readable": int(m.sum()),
+                    "right": float((pred[m] == num[m]).mean()),
+                    "sure": float(s.sum() / m.sum()),
+                    "sure_wrong": float((pred[s] != num[s]).mean()) if s.any() else None,
+                }
+        z = (h == height) & (num == 0)
+        rows["none when none"] = {"n": int(z.sum()), "right": float((pred[z] == 0).mean())}
+        out[f"{height}p"] = rows
+    return out
+
+
 def _job(args: tuple[int, int, bool]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
@@ -223,7 +275,31 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, help="render until this wall time, in chunks")
     ap.add_argument("--chunk", type=int, default=16, help="scenes a chunk (with --seconds)")
     ap.add_argument("--hard", action="store_true", help="the hard views (see scene())")
+    ap.add_argument("--eval", action="store_true", help="held-out figures of OUT by view")
+    ap.add_argument("--reader", help="number reader folder for --eval (default shipped)")
+    ap.add_argument("--second-look", action="store_true", help="--eval as the tracker reads")
     a = ap.parse_args()
+    if a.eval:
+        import json
+
+        from vision.numbers import NumberReader
+
+        data = dict(np.load(a.out))
+        if "tilt" not in data:
+            raise SystemExit(f"{a.out}: no tilt/smear columns (render it with this numdata)")
+        res = by_view(data, NumberReader.load(a.reader), a.second_look)
+        for height, rows in res.items():
+            for name, r in rows.items():
+                if "n" in r:
+                    print(f"{height} {name}: {100 * r['right']:.1f} % of {r['n']}")
+                    continue
+                sw = "-" if r["sure_wrong"] is None else f"{100 * r['sure_wrong']:.1f} %"
+                print(
+                    f"{height} {name:>20}: {r['readable']:5d} readable, right"
+                    f" {100 * r['right']:5.1f} %, sure {100 * r['sure']:3.0f} % (wrong {sw})"
+                )
+        print(json.dumps(res))
+        return
     if a.seconds:
         seeds = range(a.seed, a.seed + a.scenes)
         timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard)

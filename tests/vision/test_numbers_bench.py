@@ -32,3 +32,23 @@ def test_summary_pools_ball_shots(clips, key, want):
         assert got["right"] + got["wrong"] + got["unread"] == pytest.approx(1.0)
     else:
         assert got["right"] is None and got["unread"] is None
+
+
+def test_second_look_timing_balls_are_all_turned():
+    """The second look's timing row measures the second read: every inked ball's figure
+    lies off its centre, so every one is turned and read again."""
+    from bench.bench_ballnet import timing
+    from vision.classify import extract_patches
+    from vision.numbers import NUM_PATCH, NUM_SPAN, turned_figure
+
+    seen = []
+
+    def count(img, uv, r):
+        patches = extract_patches(img, uv, r, NUM_PATCH, NUM_SPAN)
+        seen.append(sum(turned_figure(p) is not None for p in patches))
+
+    timing(16, 1, count, inked=True)
+    assert seen == [16, 16]  # warm-up and one repeat
+    seen.clear()
+    timing(16, 1, count)  # noise, no balls: nothing to turn
+    assert max(seen) < 4
