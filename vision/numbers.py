@@ -57,9 +57,10 @@ AGREE = 0.6
 STILL_RADII = 0.015
 """A ball that moved less than this many radii since the last frame is at rest."""
 READ_STEP_RADII = 0.5
-"""No read when the ball moved this many radii or more since the last frame: at 30 fps with
-a 1/60 s shutter its smear reaches a quarter radius, where a figure is no longer legible
-(the reader was never trained on such patches and reads them wrongly: 4 as 6)."""
+"""The reader's ``max_step_radii``: the tracker does not read a ball that moved this many
+radii or more since the last frame: at 30 fps with a 1/60 s shutter its smear reaches a
+quarter radius, past the reader's training (readable labels stop at a quarter radius of
+smear), where it read 4 as 6 and 8 as 6 on the bench."""
 SURE_VIEW_P = 0.5
 """A view counts toward the agreement only when its best number's mean ``p(n | readable)``
 reaches this (a rolling ball's many unsure views must not veto a sure one at rest); a
@@ -83,6 +84,7 @@ class NumberReader:
         self.span = float(meta["span_radii"])
         self.frontal = bool(meta.get("frontal", False))  # reads figures turned to face it
         self.second_look = SECOND_LOOK
+        self.max_step_radii = READ_STEP_RADII  # balls moving faster are not read
         self.balls_read = 0  # patches read so far (each in four turns)
 
     @classmethod
@@ -193,10 +195,10 @@ class NumberVote:
     _view_still: bool = False  # the open view has a frame read at rest
 
     def step(self, uv: np.ndarray) -> float:
-        """Pixels the ball moved since the last frame this was called (0 the first time);
-        called every frame the track is seen sharp."""
+        """Pixels the ball moved since the last frame this was called (infinite the first
+        time: unknown); called every frame the track is seen sharp."""
         uv = np.asarray(uv, float)
-        d = 0.0 if self._prev_uv is None else float(np.hypot(*(uv - self._prev_uv)))
+        d = np.inf if self._prev_uv is None else float(np.hypot(*(uv - self._prev_uv)))
         self._prev_uv = uv
         return d
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from contract.tracks import Tracks
 from vision.detect import Detections
-from vision.numbers import READ_STEP_RADII, STILL_RADII, assign_numbers
+from vision.numbers import STILL_RADII, assign_numbers
 from vision.track_state import TrackerConfig, _Track
 
 
@@ -35,6 +35,7 @@ class NumberReading:
         """Read the numbers of white active tracks seen sharp this frame (new views
         only), then give sure numbers out (``vision.numbers.assign_numbers``)."""
         ask: list[tuple[_Track, int, bool]] = []
+        limit = None  # the reader's motion limit (radii a frame), once a ball is to be read
         for tr in self.tracks:
             j = matched.get(id(tr))
             if tr.state != "active" or tr.number is not None or j is None:
@@ -43,8 +44,12 @@ class NumberReading:
                 continue
             r = float(det.radius[j])
             step = tr.numvote.step(det.uv[j])  # px since the last sharp frame
-            if not r >= self.cfg.min_read_radius_px or step >= READ_STEP_RADII * r:
-                continue  # too small, or smeared past legibility
+            if not r >= self.cfg.min_read_radius_px:
+                continue
+            if limit is None:
+                limit = float(getattr(self._number_reader(), "max_step_radii", np.inf))
+            if step >= limit * r:
+                continue  # smeared past what the reader reads
             still = step < STILL_RADII * r
             if not tr.numvote.wants_look(det.uv[j], r, still=still):
                 continue
@@ -52,15 +57,13 @@ class NumberReading:
             if len(ask) >= self.cfg.reads_per_frame:
                 break
         if ask:
-            if self._reader is None:
-                from vision.numbers import NumberReader
-
-                self._reader = NumberReader.load()
             js = np.array([j for _, j, _ in ask])
             still = np.array([s for _, _, s in ask])
-            logp = self._reader.read(image, det.uv[js], det.radius[js], second=still)
-            for (tr, j, still), lp in zip(ask, logp, strict=True):
-                tr.numvote.add(lp, det.uv[j], float(det.radius[j]), still)
+            # the second look at balls at rest, where the reader offers one
+            more = {"second": still} if getattr(self._reader, "second_look", False) else {}
+            logp = self._reader.read(image, det.uv[js], det.radius[js], **more)
+            for (tr, j, at_rest), lp in zip(ask, logp, strict=True):
+                tr.numvote.add(lp, det.uv[j], float(det.radius[j]), at_rest)
         undecided = {
             id(t): t
             for t in self.tracks
@@ -74,6 +77,14 @@ class NumberReading:
         got = assign_numbers({k: t.numvote for k, t in undecided.items()}, taken)
         for k, n in got.items():
             undecided[k].number = n
+
+    def _number_reader(self):
+        """The number reader, loaded on first use (``vision.numbers.NumberReader``)."""
+        if self._reader is None:
+            from vision.numbers import NumberReader
+
+            self._reader = NumberReader.load()
+        return self._reader
 
     def renames(self) -> dict[str, str]:
         """Tracker name -> number id of every ball whose number was read."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.numbers import STILL_RADII, SURE_VIEW_P, NumberVote, assign_numbers
+from vision.numbers import READ_STEP_RADII, STILL_RADII, SURE_VIEW_P, NumberVote, assign_numbers
 
 R_PX = 15.0  # ball radius, video px
 
@@ -20,7 +20,7 @@ def look(n: int, p: float) -> np.ndarray:
 
 def test_step_is_the_pixels_moved_since_the_last_call():
     v = NumberVote()
-    assert v.step(np.array([100.0, 200.0])) == 0.0  # first sight: nothing known
+    assert v.step(np.array([100.0, 200.0])) == np.inf  # first sight: not known
     assert v.step(np.array([103.0, 204.0])) == pytest.approx(5.0)
     assert v.step(np.array([103.0, 204.0])) == 0.0
 
@@ -72,3 +72,79 @@ def test_sure_views_outvote_unsure_ones(reads, want):
 
 def test_thresholds_are_sane():
     assert 0 < STILL_RADII < 0.1 and 0 < SURE_VIEW_P < 1
+
+
+class _Reader:
+    """Reads ``numbers`` in turn (one a call) with ``p``; records how many balls it was
+    asked for and whether each was given the second look; declares the real reader's
+    motion limit."""
+
+    max_step_radii = READ_STEP_RADII
+    second_look = True
+
+    def __init__(self, p: float = 0.95, numbers: tuple[int, ...] = (7,)):
+        self.p, self.numbers, self.asked, self.second = p, numbers, 0, []
+
+    def read(self, image, centres, radii, second=None):
+        n = self.numbers[self.asked % len(self.numbers)]
+        self.asked += len(centres)
+        self.second += list(np.zeros(len(centres), bool) if second is None else second)
+        out = np.full((len(centres), 16), np.log((1 - self.p) / 15))
+        out[:, n] = np.log(self.p)
+        return out
+
+
+def _det(frame: int, uv: tuple[float, float], radius: float = 16.0):
+    from vision.detect import Detections
+
+    xy = np.array([[uv[0] * 2, uv[1] * 2]])  # table mm: 0.5 px a mm
+    return Detections(
+        frame,
+        frame / 30.0,
+        np.array([uv], float),
+        xy,
+        np.array([radius]),
+        np.array(["white"], object),
+        np.ones(1),
+        np.zeros(1, bool),
+        np.zeros((0, 4)),
+    )
+
+
+@pytest.mark.parametrize(
+    "px_a_frame, read",
+    [
+        (0.0, True),  # at rest
+        (4.0, True),  # 0.25 radius a frame: smear an eighth of a radius
+        (7.5, True),
+        (8.5, False),  # over half a radius a frame: smeared past legibility
+        (14.0, False),
+    ],
+)
+def test_tracker_reads_only_balls_slow_enough_for_the_reader(px_a_frame, read):
+    from contract.tables import load_table
+    from vision.track import Tracker
+
+    tracker = Tracker(load_table("pyramid-12ft"))
+    reader = _Reader()
+    tracker._reader = reader
+    img = np.zeros((8, 8, 3), np.uint8)
+    for k in range(30):
+        tracker.update(_det(k, (500.0 + px_a_frame * k, 400.0)), img)
+    assert (reader.asked > 0) == read
+    assert (tracker.renames() != {}) == read
+
+
+def test_tracker_gives_the_second_look_to_balls_at_rest_only():
+    from contract.tables import load_table
+    from vision.track import Tracker
+
+    tracker = Tracker(load_table("pyramid-12ft"))
+    reader = _Reader(p=0.6, numbers=(3, 8))  # views disagree: the ball stays undecided
+    tracker._reader = reader
+    img = np.zeros((8, 8, 3), np.uint8)
+    for k in range(40):  # rolls 4 px a frame for 20 frames, then rests
+        tracker.update(_det(k, (500.0 + 4.0 * min(k, 20), 400.0)), img)
+    assert any(reader.second) and not all(reader.second)
+    assert reader.second[-1]  # the last reads are at rest
+    assert not reader.second[0]  # the first read, while rolling
