@@ -66,8 +66,13 @@ SURE_VIEW_P = 0.5
 reaches this (a rolling ball's many unsure views must not veto a sure one at rest); a
 track with no such view counts all its views."""
 SECOND_LOOK = True
-"""The reader also reads each ball at rest whose ink lies off the disc's centre with the
-figure turned to face it (:func:`turned_figure`) and keeps the surer look (:func:`surer`)."""
+"""The reader also reads each slow ball (``SECOND_LOOK_RADII``) whose ink lies off the
+disc's centre with the figure turned to face it (:func:`turned_figure`) and keeps the
+surer look (:func:`surer`)."""
+SECOND_LOOK_RADII = 0.1
+"""Balls that moved less than this many radii since the last frame (at rest, or creeping:
+smear under 0.05 r at 30 fps and a 1/60 s shutter) get the second look; a faster ball's
+smear misplaces the ink's centre, and given the second look it read 4 as 6 on the bench."""
 P_VIEW = 0.9
 """One view whose mean ``p(n | readable)`` reaches this is sure by itself (a ball at rest
 shows one face; on held-out synthetic 1080p patches, four turns pooled, reads this sure are
@@ -141,8 +146,8 @@ class NumberReader:
         camera (:func:`frontal`), as it was trained. Otherwise, with ``second_look``, the
         balls flagged in ``second`` (N,) bool (default: none) whose ink lies off the
         disc's centre are read a second time with the figure turned to face the camera
-        and keep the surer look (:func:`surer`); the tracker flags balls at rest (a
-        rolling ball's smear misplaces the ink's centre)."""
+        and keep the surer look (:func:`surer`); the tracker flags slow balls
+        (``SECOND_LOOK_RADII``: a rolling ball's smear misplaces the ink's centre)."""
         patches = extract_patches(image_bgr, centres_px, radii_px, self.patch, self.span)
         self.balls_read += len(patches)
         if self.frontal:

@@ -8,7 +8,7 @@ import numpy as np
 
 from contract.tracks import Tracks
 from vision.detect import Detections
-from vision.numbers import STILL_RADII, assign_numbers
+from vision.numbers import SECOND_LOOK_RADII, STILL_RADII, assign_numbers
 from vision.track_state import TrackerConfig, _Track
 
 
@@ -34,7 +34,7 @@ class NumberReading:
     def _read_numbers(self, image: np.ndarray, det: Detections, matched: dict) -> None:
         """Read the numbers of white active tracks seen sharp this frame (new views
         only), then give sure numbers out (``vision.numbers.assign_numbers``)."""
-        ask: list[tuple[_Track, int, bool]] = []
+        ask: list[tuple[_Track, int, bool, bool]] = []  # track, detection, at rest, slow
         limit = None  # the reader's motion limit (radii a frame), once a ball is to be read
         for tr in self.tracks:
             j = matched.get(id(tr))
@@ -53,16 +53,16 @@ class NumberReading:
             still = step < STILL_RADII * r
             if not tr.numvote.wants_look(det.uv[j], r, still=still):
                 continue
-            ask.append((tr, j, still))
+            ask.append((tr, j, still, step < SECOND_LOOK_RADII * r))
             if len(ask) >= self.cfg.reads_per_frame:
                 break
         if ask:
-            js = np.array([j for _, j, _ in ask])
-            still = np.array([s for _, _, s in ask])
-            # the second look at balls at rest, where the reader offers one
-            more = {"second": still} if getattr(self._reader, "second_look", False) else {}
+            js = np.array([a[1] for a in ask])
+            slow = np.array([a[3] for a in ask])
+            # the second look at slow balls, where the reader offers one
+            more = {"second": slow} if getattr(self._reader, "second_look", False) else {}
             logp = self._reader.read(image, det.uv[js], det.radius[js], **more)
-            for (tr, j, at_rest), lp in zip(ask, logp, strict=True):
+            for (tr, j, at_rest, _), lp in zip(ask, logp, strict=True):
                 tr.numvote.add(lp, det.uv[j], float(det.radius[j]), at_rest)
         undecided = {
             id(t): t

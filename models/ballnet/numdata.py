@@ -196,15 +196,17 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
     ``numdata`` file with ``tilt`` and ``smear``, by picture height and view: readable
     patches by pole angle (all, and balls at rest), at rest, rolling; per group the share
     read right, the share of sure reads (``p(n | readable) >= P_VIEW``) and how many of
-    those are wrong; and "none" read when none is readable. ``second_look``: balls at rest
-    read as the tracker reads them, the surer of the patch and its turned figure."""
-    from vision.numbers import P_VIEW, surer, turned_figure
+    those are wrong; and "none" read when none is readable. ``second_look``: slow balls
+    read as the tracker reads them, the surer of the patch and its turned figure (slow:
+    under ``SECOND_LOOK_RADII`` a frame at 30 fps, a smear over 1/60 s under half that)."""
+    from vision.numbers import P_VIEW, SECOND_LOOK_RADII, surer, turned_figure
 
     x, num, h = data["x"], data["number"], data["height"]
     tilt, still = data["tilt"], data["smear"] == 0
     lp = np.concatenate([reader.read_patches(x[k : k + 512]) for k in range(0, len(x), 512)])
     if second_look:
-        idx = [i for i in np.flatnonzero(still) if turned_figure(x[i]) is not None]
+        slow = data["smear"] < SECOND_LOOK_RADII / 2
+        idx = [i for i in np.flatnonzero(slow) if turned_figure(x[i]) is not None]
         if idx:
             again = reader.read_patches(np.stack([turned_figure(x[i]) for i in idx]))
             lp[idx] = surer(lp[idx], again)

@@ -135,7 +135,22 @@ def test_tracker_reads_only_balls_slow_enough_for_the_reader(px_a_frame, read):
     assert (tracker.renames() != {}) == read
 
 
-def test_tracker_gives_the_second_look_to_balls_at_rest_only():
+@pytest.mark.parametrize("creep_px, second", [(0.0, True), (1.0, True), (2.0, False)])
+def test_tracker_gives_the_second_look_to_slow_balls_only(creep_px, second):
+    """At rest or creeping under a tenth of a radius a frame: the second look; faster: not."""
+    from contract.tables import load_table
+    from vision.track import Tracker
+
+    tracker = Tracker(load_table("pyramid-12ft"))
+    reader = _Reader(p=0.6, numbers=(3, 8))  # views disagree: the ball stays undecided
+    tracker._reader = reader
+    img = np.zeros((8, 8, 3), np.uint8)
+    for k in range(20):
+        tracker.update(_det(k, (500.0 + creep_px * k, 400.0)), img)
+    assert reader.asked > 0 and set(reader.second) == {second}
+
+
+def test_tracker_gives_the_second_look_once_a_rolling_ball_rests():
     from contract.tables import load_table
     from vision.track import Tracker
 
