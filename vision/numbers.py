@@ -21,7 +21,13 @@ it (contract §3: white balls are ``1`` … ``15`` where the number is known). 6
 apart by their underline (pyramid balls print one; so does the renderer). The last
 undecided track takes the last free number by elimination when the other 14 are held. A
 wrong number costs more than none (classic pyramid scores the numbers), so the rule is
-conservative.
+conservative. A ball that comes to rest opens a view of its own (the face it rests on is
+new); only views sure enough (``SURE_VIEW_P``) count toward the agreement.
+
+The camera sees a ball as an orthographic sphere, so a figure printed off the line of
+sight can be turned to face it: :func:`ink_centre` finds the figure, :func:`unwarp`
+re-views the sphere from it; the reader gives slow balls a second look so turned and keeps
+the surer look (``NumberReader.read(..., second=...)``).
 """
 
 from __future__ import annotations
