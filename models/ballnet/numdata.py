@@ -230,7 +230,8 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
                     "sure_wrong": float((pred[s] != num[s]).mean()) if s.any() else None,
                 }
         z = (h == height) & (num == 0)
-        rows["none when none"] = {"n": int(z.sum()), "right": float((pred[z] == 0).mean())}
+        right = float((pred[z] == 0).mean()) if z.any() else None
+        rows["none when none"] = {"n": int(z.sum()), "right": right}
         out[f"{height}p"] = rows
     return out
 
@@ -293,7 +294,8 @@ def main() -> None:
         for height, rows in res.items():
             for name, r in rows.items():
                 if "n" in r:
-                    print(f"{height} {name}: {100 * r['right']:.1f} % of {r['n']}")
+                    if r["n"]:
+                        print(f"{height} {name}: {100 * r['right']:.1f} % of {r['n']}")
                     continue
                 sw = "-" if r["sure_wrong"] is None else f"{100 * r['sure_wrong']:.1f} %"
                 print(

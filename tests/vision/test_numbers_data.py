@@ -62,3 +62,52 @@ def rot_off(deg: float) -> tuple[float, ...]:
 )
 def test_label_of_one_ball(number, off_deg, smear_r, covered, r_px, want):
     assert label(number, rot_off(off_deg), UP, smear_r, covered, r_px) == want
+
+
+class _LabelReader:
+    """Reads each patch as the number written in its first pixel (0: none), sure, except
+    patches whose second pixel is set: read as 15 with p 0.95."""
+
+    def read_patches(self, x):
+        out = np.full((len(x), 16), np.log(0.05 / 15))
+        n = np.where(x[:, 0, 1, 0] > 0, 15, x[:, 0, 0, 0]).astype(int)
+        out[np.arange(len(x)), n] = np.log(0.95)
+        return out
+
+
+def test_held_out_by_view_counts_right_sure_and_wrong():
+    from models.ballnet.numdata import by_view
+
+    k = 10
+    x = np.zeros((k, 32, 32, 3), np.uint8)
+    number = np.array([3, 3, 7, 7, 9, 9, 0, 0, 12, 5])
+    x[:, 0, 0, 0] = number
+    x[9, 0, 1, 0] = 1  # ball 5 read as 15
+    data = {
+        "x": x,
+        "number": number,
+        "height": np.full(k, 1080),
+        "tilt": np.array([5, 15, 22, 28, 28, 15, 60, 70, 5, 30], float),
+        "smear": np.array([0, 0, 0, 0, 0.2, 0, 0, 0, 0, 0], float),
+    }
+    got = by_view(data, _LabelReader())["1080p"]
+    assert got["all"]["readable"] == 8
+    assert got["all"]["right"] == pytest.approx(7 / 8)
+    assert got["all"]["sure"] == 1.0 and got["all"]["sure_wrong"] == pytest.approx(1 / 8)
+    assert got["25-32 deg"]["readable"] == 3 and got["25-32 deg at rest"]["readable"] == 2
+    assert got["rolling"]["readable"] == 1 and got["rolling"]["right"] == 1.0
+    assert got["none when none"] == {"n": 2, "right": 1.0}
+    assert by_view(data, _LabelReader())["720p"] == {"none when none": {"n": 0, "right": None}}
+
+
+@pytest.mark.parametrize("deg", [0.0, 17.0, 32.0, 60.0, 90.0])
+def test_tilt_is_the_nearer_pole_off_the_line_of_sight(deg):
+    from models.ballnet.numdata import tilt_deg
+
+    t = np.radians(deg)
+    view = np.array([0.0, 0.0, 1.0])
+    for sign in (1, -1):  # either pole
+        pole = sign * np.array([np.sin(t), 0.0, np.cos(t)])
+        e1 = np.array([0.0, 1.0, 0.0])
+        rot = np.c_[e1, np.cross(pole, e1), pole].ravel()
+        assert tilt_deg(rot, view) == pytest.approx(deg, abs=1e-6)
