@@ -12,6 +12,16 @@ frames 150 and 178. Here the blob's enclosed holes no bigger than a ball are fil
 ball's or a gap between balls: never cloth the blob does not surround), and the counts
 tried reach :data:`PACKED_MAX` x the filled area in balls, where a tight rack's
 triangle of balls of 0.9 packing density and thinned edges ends.
+
+A split of the filled blob is taken only where it finds balls the plain split misses
+(:func:`accept`): more balls, none two sharing a ball (centres at least :data:`MIN_GAP`
+radii apart), and each ball it adds on foreground that no plain disk covers (at least
+:data:`NEW_SHARE` of a ball's area). A tight rack of the generated clips, every ball's
+foreground whole, is split right plainly; filled, its gaps between balls made one more
+centre squeezed between two balls (1.33 and 1.40 radii from its neighbour, on
+foreground the plain disks already covered: 0.10 and 0.18 of a ball), while the thinned
+real racks' extra balls stand 1.59-1.72 radii apart on 0.29-0.53 of a ball left
+uncovered (uk8ball frames 0, 150, 178).
 """
 
 from __future__ import annotations
@@ -19,11 +29,12 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-PACKED = False  # off: on the generated break clips it put two centres on racked balls and
-# cost contacts (bench events video contact F1 0.896 -> 0.839, fixtures 0.915 -> 0.833)
-# while it brought uk8ball's racks to 15 of 15 (bench counts_real 18 -> 19 of 19)
+PACKED = True  # ungated it put two centres on racked balls of the generated breaks and
+# cost contacts (bench events video contact F1 0.896 -> 0.839): now gated by accept()
 PACKED_FROM = 4.0  # blobs of at least this many balls' area are clusters looked at here
 PACKED_MAX = 1.25  # the most balls tried: this many times the filled area in balls
+MIN_GAP = 1.5  # ball radii: two centres nearer than this are one ball split in two
+NEW_SHARE = 0.25  # of a ball's area: what each added ball covers that no plain disk does
 
 
 def fill_holes(mask: np.ndarray, most: float) -> np.ndarray:
@@ -49,6 +60,31 @@ def packed(mask: np.ndarray, r: float, lo: int, hi: int) -> tuple[np.ndarray, in
     filled = fill_holes(mask, np.pi * r * r)
     n = float(np.count_nonzero(filled)) / (np.pi * r * r)
     return filled, max(lo, hi, int(np.ceil(n * PACKED_MAX)))
+
+
+def _disks(centres: np.ndarray, r: float, shape: tuple[int, int]) -> np.ndarray:
+    """(len(centres), h, w) bool: each disk of radius ``r`` px at ``centres`` (K,2 px)."""
+    c = np.asarray(centres, float).reshape(-1, 2)
+    gx, gy = np.arange(shape[1])[None, None, :], np.arange(shape[0])[None, :, None]
+    return (gx - c[:, 0, None, None]) ** 2 + (gy - c[:, 1, None, None]) ** 2 <= r * r
+
+
+def accept(filled: np.ndarray, r: float, plain: np.ndarray, more: np.ndarray) -> bool:
+    """True when the split ``more`` (K,2 work px) of the hole-filled blob ``filled``
+    (uint8) finds balls the plain split ``plain`` (J,2 work px) misses: more balls, no two
+    centres nearer than :data:`MIN_GAP` radii (``r`` px), and the ``K - J`` added balls
+    each covering at least :data:`NEW_SHARE` of a ball's area of foreground that no plain
+    disk covers (a hole or a thinned ball's place, not a tight rack's gaps)."""
+    plain, more = np.asarray(plain, float), np.asarray(more, float)
+    extra = len(more) - len(plain)
+    if extra <= 0:
+        return False
+    d = np.hypot(*(more[:, None] - more[None]).transpose(2, 0, 1))
+    if np.any(d[np.triu_indices(len(more), 1)] < MIN_GAP * r):
+        return False
+    free = (filled > 0) & ~_disks(plain, r, filled.shape).any(axis=0)
+    new = np.sort((_disks(more, r, filled.shape) & free).sum(axis=(1, 2)))[::-1]
+    return bool(new[extra - 1] >= NEW_SHARE * np.pi * r * r)
 
 
 CROWD = 3  # candidates of one blob judged together by the verifier (vision.detect)

@@ -149,21 +149,9 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     coarse = n_est > KMEANS_BALLS and not rack_like
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
-    if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM:  # holes: balls' or gaps
-        mask, hi = _packed.packed(mask, r, lo, hi)
-        ys, xs = np.nonzero(mask)
-        pts = np.stack((xs, ys), axis=1).astype(np.float32)
-        area = len(pts)
-    best: tuple[float, np.ndarray, float] | None = None
-    for k in range(lo, hi + 1):
-        c = _kmeans(pts, k, coarse)
-        cost, unexplained = _disk_cost(mask, c, r)
-        cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
-        # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
-        cost += UNEXPLAINED_EXTRA * max(0.0, unexplained * area - 0.5 * ball_area)
-        if best is None or cost < best[0]:
-            best = (cost, c, unexplained)
-    _, centres, unexplained = best
+    centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse)
+    if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM and unexplained <= 0.12:
+        centres, unexplained = _packed_split(mask, r, lo, hi, coarse, centres, unexplained)
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained)
     # A single elongated blob about one ball wide: a ball smeared by motion.
@@ -181,6 +169,38 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
         if len(peaks):
             return BlobFit(peaks, residual=unexplained, partial=True)
     return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained)
+
+
+def _best_split(
+    mask: np.ndarray, pts: np.ndarray, r: float, lo: int, hi: int, coarse: bool
+) -> tuple[np.ndarray, float]:
+    """(centres (K,2) work px, unexplained fraction of the blob) of the best split of the
+    blob ``mask`` (its pixels ``pts``) into ``lo`` .. ``hi`` disks of radius ``r`` px."""
+    area, ball_area = len(pts), np.pi * r * r
+    best: tuple[float, np.ndarray, float] | None = None
+    for k in range(lo, hi + 1):
+        c = _kmeans(pts, k, coarse)
+        cost, unexplained = _disk_cost(mask, c, r)
+        cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
+        # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
+        cost += UNEXPLAINED_EXTRA * max(0.0, unexplained * area - 0.5 * ball_area)
+        if best is None or cost < best[0]:
+            best = (cost, c, unexplained)
+    return best[1], best[2]
+
+
+def _packed_split(
+    mask: np.ndarray, r: float, lo: int, hi: int, coarse: bool, plain: np.ndarray, rest: float
+) -> tuple[np.ndarray, float]:
+    """A rack's split with its holes filled (``vision.packed``) where it finds balls the
+    plain split ``plain`` (K,2 work px, ``rest`` unexplained) misses; else the plain one."""
+    filled, top = _packed.packed(mask, r, lo, hi)
+    ys, xs = np.nonzero(filled)
+    pts = np.stack((xs, ys), axis=1).astype(np.float32)
+    more, left = _best_split(filled, pts, r, lo, top, coarse)
+    if left <= 0.12 and _packed.accept(filled, r, plain, more):
+        return more, left
+    return plain, rest
 
 
 def _dt_peaks(mask: np.ndarray, r: float) -> np.ndarray:

@@ -44,6 +44,10 @@ NAN = float("nan")
 # at 0.5 it kept clip1's 4 (read pink or red by turns) one track (counts_real), but a ball
 # of another colour passing a resting one took its track and clip8's pocket was missed
 SAME_BALL = 0.0
+# ball radii: a detection left over this near where a ball at rest was seen is that ball,
+# any colour (two balls never overlap): clip1's pink 4, read orange but red for three
+# frames, was born a second time where it lay (11 balls for 10)
+AT_REST = 0.5
 
 
 class Tracker(NumberReading):
@@ -225,6 +229,26 @@ class Tracker(NumberReading):
             t.last_xy = det.xy[j].copy()
         return out
 
+    def _at_rest(
+        self, live: list[_Track], det: Detections, used_t: set[int], used_d: set[int]
+    ) -> list[tuple[int, int]]:
+        """Pairs (index in ``live``, detection) of a ball last measured at rest and a
+        detection left over within :data:`AT_REST` radii of where it was seen (table mm),
+        whatever colour it was read in (no other ball fits there)."""
+        ts = [
+            i
+            for i, t in enumerate(live)
+            if i not in used_t and t.state == "active" and t.moving_run == 0
+        ]
+        ds = np.array([j for j in range(len(det)) if j not in used_d], int)
+        if not ts or not len(ds):
+            return []
+        last = np.array([live[i].last_xy for i in ts])
+        d = np.linalg.norm(last[:, None, :] - det.xy[ds][None, :, :], axis=2)
+        d[d > AT_REST * self.table.ball_radius] = np.inf
+        r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
+        return [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
+
     def _lately(self, tr: _Track, frame: int) -> bool:
         """Seen last frame, or within ``far_gate_misses`` frames with no actor near: a ball
         struck hard smears into the cloth for a frame or two (a dark ball on dark cloth, a
@@ -273,6 +297,8 @@ class Tracker(NumberReading):
         pairs += [(rest_t[i], j) for i, j in far]
         used_d |= {j for _, j in far}
         pairs += self._home(live, det, {i for i, _ in pairs}, used_d)
+        used_d |= {j for _, j in pairs}
+        pairs += self._at_rest(live, det, {i for i, _ in pairs}, used_d)
         used_d |= {j for _, j in pairs}
         rows: list[tuple] = []
         matched = {}
