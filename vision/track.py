@@ -232,19 +232,26 @@ class Tracker(NumberReading):
     def _at_rest(
         self, live: list[_Track], det: Detections, used_t: set[int], used_d: set[int]
     ) -> list[tuple[int, int]]:
-        """Pairs (index in ``live``, detection) of a ball last measured at rest and a
-        detection left over within :data:`AT_REST` radii of where it was seen (table mm),
-        whatever colour it was read in (no other ball fits there)."""
+        """Pairs (index in ``live``, detection) of a ball of a sure colour measured at rest
+        last frame and a sharp detection of another colour left over within
+        :data:`AT_REST` radii of it (table mm): no other ball fits there, the colour was
+        misread."""
         ts = [
             i
             for i, t in enumerate(live)
-            if i not in used_t and t.state == "active" and t.moving_run == 0
+            if i not in used_t
+            and t.state == "active"
+            and t.moving_run == 0
+            and t.sure
+            and t.last_seen >= det.frame - 1  # seen, not a hidden ball's predicted place
         ]
-        ds = np.array([j for j in range(len(det)) if j not in used_d], int)
+        ds = np.array([j for j in range(len(det)) if j not in used_d and not det.blurred[j]], int)
         if not ts or not len(ds):
             return []
         last = np.array([live[i].last_xy for i in ts])
         d = np.linalg.norm(last[:, None, :] - det.xy[ds][None, :, :], axis=2)
+        tcls = np.array([live[i].cls for i in ts], object)
+        d[tcls[:, None] == np.asarray(det.cls, object)[ds][None, :]] = np.inf  # see _assign
         d[d > AT_REST * self.table.ball_radius] = np.inf
         r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
         return [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
