@@ -37,6 +37,7 @@ from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.streak import SCORE as STREAK_SCORE
 from vision.track_numbers import NumberReading
+from vision.track_rest import at_rest_pairs
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
@@ -44,10 +45,6 @@ NAN = float("nan")
 # at 0.5 it kept clip1's 4 (read pink or red by turns) one track (counts_real), but a ball
 # of another colour passing a resting one took its track and clip8's pocket was missed
 SAME_BALL = 0.0
-# ball radii: a detection left over this near where a ball at rest was seen is that ball,
-# any colour (two balls never overlap): clip1's pink 4, read orange but red for three
-# frames, was born a second time where it lay (11 balls for 10)
-AT_REST = 0.5
 
 
 class Tracker(NumberReading):
@@ -229,33 +226,6 @@ class Tracker(NumberReading):
             t.last_xy = det.xy[j].copy()
         return out
 
-    def _at_rest(
-        self, live: list[_Track], det: Detections, used_t: set[int], used_d: set[int]
-    ) -> list[tuple[int, int]]:
-        """Pairs (index in ``live``, detection) of a ball of a sure colour measured at rest
-        last frame and a sharp detection of another colour left over within
-        :data:`AT_REST` radii of it (table mm): no other ball fits there, the colour was
-        misread."""
-        ts = [
-            i
-            for i, t in enumerate(live)
-            if i not in used_t
-            and t.state == "active"
-            and t.moving_run == 0
-            and t.sure
-            and t.last_seen >= det.frame - 1  # seen, not a hidden ball's predicted place
-        ]
-        ds = np.array([j for j in range(len(det)) if j not in used_d and not det.blurred[j]], int)
-        if not ts or not len(ds):
-            return []
-        last = np.array([live[i].last_xy for i in ts])
-        d = np.linalg.norm(last[:, None, :] - det.xy[ds][None, :, :], axis=2)
-        tcls = np.array([live[i].cls for i in ts], object)
-        d[tcls[:, None] == np.asarray(det.cls, object)[ds][None, :]] = np.inf  # see _assign
-        d[d > AT_REST * self.table.ball_radius] = np.inf
-        r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
-        return [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
-
     def _lately(self, tr: _Track, frame: int) -> bool:
         """Seen last frame, or within ``far_gate_misses`` frames with no actor near: a ball
         struck hard smears into the cloth for a frame or two (a dark ball on dark cloth, a
@@ -305,7 +275,8 @@ class Tracker(NumberReading):
         used_d |= {j for _, j in far}
         pairs += self._home(live, det, {i for i, _ in pairs}, used_d)
         used_d |= {j for _, j in pairs}
-        pairs += self._at_rest(live, det, {i for i, _ in pairs}, used_d)
+        ball_r = self.table.ball_radius  # a resting ball read in another colour (clip1's 4)
+        pairs += at_rest_pairs(live, det, {i for i, _ in pairs}, used_d, ball_r)
         used_d |= {j for _, j in pairs}
         rows: list[tuple] = []
         matched = {}

@@ -10,7 +10,7 @@ small synthetic data:
   verifier alone and dropped (uk8ball frame 0: 15 of 16): ``vision.packed.join_crowds``;
 - a ball whose colour was read one way and then another (clip1: the pink 4 read orange,
   then red for three frames) made a second track on the same ball (11 instead of 10):
-  ``vision.track.AT_REST``.
+  ``vision.track_rest``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from vision.detect import Detections
 from vision.packed import JOIN, PACKED_MAX, fill_holes, join_crowds, packed
 from vision.smears import MEMORY, SAME, SmearMemory
 from vision.split import fit_blob
-from vision.track import AT_REST, Tracker
+from vision.track import Tracker
+from vision.track_rest import AT_REST
 
 
 def _rack(r: float, rows: int = 5) -> np.ndarray:
