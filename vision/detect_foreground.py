@@ -19,6 +19,7 @@ TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
+INK_HOLE = 0.5  # ball areas: an enclosed hole up to this is a ball's printed figure (filled)
 
 
 class TileForeground:
@@ -93,6 +94,9 @@ class TileForeground:
         # lone holes (7 of their 8 neighbours foreground) are a ball's glare spots (a black
         # ball's, near the cloth's colour): filled, or the opening erodes the ball away
         f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
+        _fill_ink(
+            f, (dd > self.thr) & inside, INK_HOLE * np.pi * (self._local_kernel.shape[0] / 2) ** 2
+        )
         f = cv2.morphologyEx(f, cv2.MORPH_OPEN, self._kernel)
         a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
         fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
@@ -131,3 +135,24 @@ class TileForeground:
         changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
         self._seen = (frame.image, self._ref, changed)
         return changed
+
+
+def _fill_ink(f: np.ndarray, differs: np.ndarray, most: float) -> None:
+    """Fill, in place, the holes of the foreground ``f`` (uint8 0/1, work px) that a ball's
+    printed figure punches: background regions (4-connected) enclosed by foreground (not
+    touching the window's edge), of at most ``most`` work px, every pixel of which
+    ``differs`` from the cloth by the threshold (dark ink on a white pyramid ball fails
+    only the relative test). Shadows and cloth beside a ball are open to the cloth
+    around, so the relative test still drops them."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(1 - f, connectivity=4)
+    if n <= 2:
+        return
+    h, w = f.shape
+    x, y, bw, bh, area = stats.T
+    ok = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= most)
+    ok[0] = False
+    if not ok[1:].any():
+        return
+    ok &= np.bincount(lab[~differs], minlength=n) == 0  # no pixel of plain cloth
+    if ok.any():
+        f |= ok[lab].astype(np.uint8)
