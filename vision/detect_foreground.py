@@ -94,6 +94,9 @@ class TileForeground:
         # lone holes (7 of their 8 neighbours foreground) are a ball's glare spots (a black
         # ball's, near the cloth's colour): filled, or the opening erodes the ball away
         f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
+        # a white ball's printed figure (dark ink, far from the cloth's colour but under the
+        # fraction of the ball's contrast) leaves an enclosed hole: filled, or the opening
+        # erodes the ring around it and the ball is lost
         _fill_ink(
             f, (dd > self.thr) & inside, INK_HOLE * np.pi * (self._local_kernel.shape[0] / 2) ** 2
         )
