@@ -19,7 +19,8 @@ TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
 MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
-INK_HOLE = 0.5  # ball areas: an enclosed hole up to this is a ball's printed figure (filled)
+INK_HOLE = 0.5  # ball areas: an enclosed hole up to this is a ball's printed figure ...
+INK_BLOB = 2.5  # ... in a blob of up to this many ball areas (a rack's gaps are left alone)
 
 
 class TileForeground:
@@ -95,12 +96,12 @@ class TileForeground:
         # ball's, near the cloth's colour): filled, or the opening erodes the ball away
         f |= (cv2.boxFilter(f, -1, (3, 3), normalize=False) >= 7) & inside
         # a white ball's printed figure (dark ink, far from the cloth's colour but under the
-        # fraction of the ball's contrast) leaves an enclosed hole: filled, or the opening
-        # erodes the ring around it and the ball is lost
-        _fill_ink(
-            f, (dd > self.thr) & inside, INK_HOLE * np.pi * (self._local_kernel.shape[0] / 2) ** 2
-        )
-        f = cv2.morphologyEx(f, cv2.MORPH_OPEN, self._kernel)
+        # fraction of the ball's contrast) leaves an enclosed hole: the opening sees it
+        # filled, or it erodes the ring around it and the ball is lost; the hole stays a
+        # hole (the gaps between racked balls are enclosed too, and split them)
+        area = np.pi * (self._local_kernel.shape[0] / 2) ** 2  # a ball's, work px
+        holes = _ink_holes(f, (dd > self.thr) & inside, INK_HOLE * area, INK_BLOB * area)
+        f = cv2.morphologyEx(f | holes, cv2.MORPH_OPEN, self._kernel) & (1 - holes)
         a0, b0, a1, b1 = max(0, x0 - m), max(0, y0 - m), min(w, x1 + m), min(h, y1 + m)
         fg[b0:b1, a0:a1] = f[b0 - Y0 : b1 - Y0, a0 - X0 : a1 - X0]
 
@@ -140,22 +141,29 @@ class TileForeground:
         return changed
 
 
-def _fill_ink(f: np.ndarray, differs: np.ndarray, most: float) -> None:
-    """Fill, in place, the holes of the foreground ``f`` (uint8 0/1, work px) that a ball's
-    printed figure punches: background regions (4-connected) enclosed by foreground (not
-    touching the window's edge), of at most ``most`` work px, every pixel of which
-    ``differs`` from the cloth by the threshold (dark ink on a white pyramid ball fails
-    only the relative test). Shadows and cloth beside a ball are open to the cloth
-    around, so the relative test still drops them."""
+def _ink_holes(f: np.ndarray, differs: np.ndarray, most: float, blob: float) -> np.ndarray | int:
+    """The holes of the foreground ``f`` (uint8 0/1, work px) that a ball's printed figure
+    punches (uint8 0/1 mask, or 0 when none): background regions (4-connected) enclosed
+    by foreground (not touching the window's edge), of at most ``most`` work px, every
+    pixel of which ``differs`` from the cloth by the threshold (dark ink on a white
+    pyramid ball fails only the relative test), in a blob of at most ``blob`` work px
+    with its holes (one ball or two: in a rack the opening keeps the balls, and the
+    split is made on the gaps between them). Shadows and cloth beside a ball are open
+    to the cloth around, so the relative test still drops them."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(1 - f, connectivity=4)
     if n <= 2:
-        return
+        return 0
     h, w = f.shape
     x, y, bw, bh, area = stats.T
     ok = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= most)
     ok[0] = False
     if not ok[1:].any():
-        return
+        return 0
     ok &= np.bincount(lab[~differs], minlength=n) == 0  # no pixel of plain cloth
-    if ok.any():
-        f |= ok[lab].astype(np.uint8)
+    if not ok.any():
+        return 0
+    holes = ok[lab].astype(np.uint8)
+    _, blobs, bstats, _ = cv2.connectedComponentsWithStats(f | holes, connectivity=8)
+    small = bstats[:, 4] <= blob
+    small[0] = False
+    return holes & small[blobs].astype(np.uint8)
