@@ -37,7 +37,7 @@ from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.streak import SCORE as STREAK_SCORE
 from vision.track_numbers import NumberReading
-from vision.track_rest import at_rest_pairs
+from vision.track_rest import at_rest_pairs, nearest_leftovers
 from vision.track_state import TrackerConfig, _Track
 
 NAN = float("nan")
@@ -182,8 +182,8 @@ class Tracker(NumberReading):
         mismatch = tcls[:, None] != np.asarray(det.cls, object)[cols][None, :]
         cost = d + mismatch * 0.4 * self.table.ball_mm
         # a ball whose colour is well known never takes a sharp detection of another colour,
-        # but within SAME_BALL radii of it (no other ball fits there: clip1's 4 read pink
-        # or red by turns was two tracks on one ball)
+        # but within SAME_BALL radii of it (off; a resting ball read in another colour, as
+        # clip1's 4, is given its leftover detection by vision.track_rest.at_rest_pairs)
         sure = np.array([t.sure for t in tracks], bool)[:, None] & ~det.blurred[cols][None, :]
         cost[mismatch & sure & (d > SAME_BALL * self.table.ball_radius)] = np.inf
         if same_class:
@@ -213,12 +213,7 @@ class Tracker(NumberReading):
         if not ts or not len(ds):
             return []
         home = np.array([live[i].home_xy for i in ts])
-        d = np.linalg.norm(home[:, None, :] - det.xy[ds][None, :, :], axis=2)
-        tcls = np.array([live[i].cls for i in ts], object)
-        d[tcls[:, None] != np.asarray(det.cls, object)[ds][None, :]] = np.inf
-        d[d > R] = np.inf
-        r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
-        out = [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
+        out = nearest_leftovers(live, ts, home, det, ds, True, R)
         for i, j in out:
             t = live[i]
             t.x = np.r_[det.xy[j], 0.0, 0.0]

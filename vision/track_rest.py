@@ -38,9 +38,26 @@ def at_rest_pairs(
     if not ts or not len(ds):
         return []
     last = np.array([live[i].last_xy for i in ts])
-    d = np.linalg.norm(last[:, None, :] - det.xy[ds][None, :, :], axis=2)
+    return nearest_leftovers(live, ts, last, det, ds, False, AT_REST * radius_mm)
+
+
+def nearest_leftovers(
+    live: list[_Track],
+    ts: list[int],
+    at: np.ndarray,
+    det: Detections,
+    ds: np.ndarray,
+    same_colour: bool,
+    gate_mm: float,
+) -> list[tuple[int, int]]:
+    """Pairs (index in ``live``, detection index) of the tracks ``ts`` and detections
+    ``ds`` left over by the usual assignment, nearest first (Hungarian): each track's
+    place ``at`` (len(ts),2 table mm: where it rests) within ``gate_mm`` of a detection of
+    its own colour (``same_colour``) or of another colour (not)."""
+    d = np.linalg.norm(at[:, None, :] - det.xy[ds][None, :, :], axis=2)
     tcls = np.array([live[i].cls for i in ts], object)
-    d[tcls[:, None] == np.asarray(det.cls, object)[ds][None, :]] = np.inf  # the same colour:
-    d[d > AT_REST * radius_mm] = np.inf  # ... the usual assignment's (it left it over)
+    same = tcls[:, None] == np.asarray(det.cls, object)[ds][None, :]
+    d[~same if same_colour else same] = np.inf
+    d[d > gate_mm] = np.inf
     r, c = linear_sum_assignment(np.where(np.isfinite(d), d, 1e9))
     return [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(d[a, b])]
