@@ -12,6 +12,7 @@ import numpy as np
 
 from vision.capture import Frame
 from vision.colour import plate_distance
+from vision.packed import enclosed_holes
 
 LOCAL_FRACTION = 0.4
 TILE = 16  # work px: the foreground is computed again only in tiles whose pixels changed
@@ -150,16 +151,10 @@ def _ink_holes(f: np.ndarray, differs: np.ndarray, most: float, blob: float) -> 
     with its holes (one ball or two: in a rack the opening keeps the balls, and the
     split is made on the gaps between them). Shadows and cloth beside a ball are open
     to the cloth around, so the relative test still drops them."""
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(1 - f, connectivity=4)
-    if n <= 2:
+    lab, ok = enclosed_holes(f, most)
+    if not ok.any():
         return 0
-    h, w = f.shape
-    x, y, bw, bh, area = stats.T
-    ok = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= most)
-    ok[0] = False
-    if not ok[1:].any():
-        return 0
-    ok &= np.bincount(lab[~differs], minlength=n) == 0  # no pixel of plain cloth
+    ok &= np.bincount(lab[~differs], minlength=len(ok)) == 0  # no pixel of plain cloth
     if not ok.any():
         return 0
     holes = ok[lab].astype(np.uint8)

@@ -37,19 +37,27 @@ MIN_GAP = 1.5  # ball radii: two centres nearer than this are one ball split in 
 NEW_SHARE = 0.25  # of a ball's area: what each added ball covers that no plain disk does
 
 
+def enclosed_holes(mask: np.ndarray, most: float) -> tuple[np.ndarray, np.ndarray]:
+    """(labels (H,W int32) of ``mask``'s background regions, 4-connected, label 0 the
+    mask's own pixels; per label, True for a hole: a region the mask encloses (not
+    reaching the crop's border) of at most ``most`` px). ``mask`` uint8, nonzero inside."""
+    inv = (mask == 0).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
+    h, w = mask.shape
+    x, y, bw, bh, area = stats.T
+    hole = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h) & (area <= most)
+    hole[0] = False
+    return lab, hole
+
+
 def fill_holes(mask: np.ndarray, most: float) -> np.ndarray:
     """``mask`` (uint8, nonzero inside) with every background region it encloses
     (4-connected, not reaching the crop's border) of at most ``most`` px filled."""
-    inv = np.pad((mask == 0).astype(np.uint8), 1, constant_values=1)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
-    outside = lab[0, 0]
-    small = (stats[:, cv2.CC_STAT_AREA] <= most) & (np.arange(n) != outside)
-    small[0] = False  # label 0: the mask's own pixels
-    holes = small[lab[1:-1, 1:-1]]
-    if not holes.any():
+    lab, hole = enclosed_holes(mask, most)
+    if not hole.any():
         return mask
     out = mask.copy()
-    out[holes] = 1
+    out[hole[lab]] = 1
     return out
 
 
