@@ -149,9 +149,10 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     coarse = n_est > KMEANS_BALLS and not rack_like
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
-    centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse)
+    splits: dict[int, np.ndarray] = {}  # k -> k-means centres of these pixels (reused)
+    centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse, splits)
     if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM and unexplained <= 0.12:
-        centres, unexplained = _packed_split(mask, r, lo, hi, coarse, centres, unexplained)
+        centres, unexplained = _packed_split(mask, r, lo, hi, coarse, centres, unexplained, splits)
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained)
     # A single elongated blob about one ball wide: a ball smeared by motion.
@@ -172,14 +173,25 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
 
 
 def _best_split(
-    mask: np.ndarray, pts: np.ndarray, r: float, lo: int, hi: int, coarse: bool
+    mask: np.ndarray,
+    pts: np.ndarray,
+    r: float,
+    lo: int,
+    hi: int,
+    coarse: bool,
+    splits: dict[int, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, float]:
     """(centres (K,2) work px, unexplained fraction of the blob) of the best split of the
-    blob ``mask`` (its pixels ``pts``) into ``lo`` .. ``hi`` disks of radius ``r`` px."""
+    blob ``mask`` (its pixels ``pts``) into ``lo`` .. ``hi`` disks of radius ``r`` px.
+    ``splits``: k -> centres of k-means runs on these very pixels (seeded: the same
+    answer), read and added to (the hole-filled blob of a rack without holes repeats them)."""
     area, ball_area = len(pts), np.pi * r * r
     best: tuple[float, np.ndarray, float] | None = None
+    splits = {} if splits is None else splits
     for k in range(lo, hi + 1):
-        c = _kmeans(pts, k, coarse)
+        c = splits.get(k)
+        if c is None:
+            c = splits[k] = _kmeans(pts, k, coarse)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
         # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
@@ -190,14 +202,24 @@ def _best_split(
 
 
 def _packed_split(
-    mask: np.ndarray, r: float, lo: int, hi: int, coarse: bool, plain: np.ndarray, rest: float
+    mask: np.ndarray,
+    r: float,
+    lo: int,
+    hi: int,
+    coarse: bool,
+    plain: np.ndarray,
+    rest: float,
+    splits: dict[int, np.ndarray],
 ) -> tuple[np.ndarray, float]:
     """A rack's split with its holes filled (``vision.packed``) where it finds balls the
-    plain split ``plain`` (K,2 work px, ``rest`` unexplained) misses; else the plain one."""
+    plain split ``plain`` (K,2 work px, ``rest`` unexplained) misses; else the plain one.
+    ``splits``: the plain split's k-means runs (k -> centres), reused where no hole was
+    filled (the same pixels)."""
     filled, top = _packed.packed(mask, r, lo, hi)
     ys, xs = np.nonzero(filled)
     pts = np.stack((xs, ys), axis=1).astype(np.float32)
-    more, left = _best_split(filled, pts, r, lo, top, coarse)
+    same = filled is mask  # fill_holes returns the mask itself when it has no hole
+    more, left = _best_split(filled, pts, r, lo, top, coarse, splits if same else None)
     if left <= 0.12 and _packed.accept(filled, r, plain, more):
         return more, left
     return plain, rest

@@ -133,12 +133,17 @@ class StreakWatch:
         actors = np.asarray(dets.actors, float).reshape(-1, 4)
         xy_now = np.asarray(dets.xy, float).reshape(-1, 2)
         cls_now = np.asarray(dets.cls, object)
-        for i in range(len(prev)):
+        # all balls at once: the sharp ones with no ball of their class within a diameter
+        # now (most frames: none; the per-ball tests below only for those)
+        xy_prev = np.asarray(prev.xy, float).reshape(-1, 2)
+        gone = ~np.asarray(prev.blurred, bool) & np.isfinite(xy_prev).all(axis=1)
+        if len(xy_now):
+            near = np.hypot(*(xy_now[None] - xy_prev[:, None]).transpose(2, 0, 1)) < D
+            gone &= ~((np.asarray(prev.cls, object)[:, None] == cls_now[None]) & near).any(1)
+        for i in np.nonzero(gone)[0]:
             p, c = prev.xy[i], prev.cls[i]
-            if prev.blurred[i] or not np.all(np.isfinite(p)) or not self._rested(p, c):
+            if not self._rested(p, c):
                 continue  # only a ball seen resting before it vanished (no passing junk)
-            if len(xy_now) and np.any((cls_now == c) & (np.hypot(*(xy_now - p).T) < D)):
-                continue
             if any(a[0] - D <= p[0] <= a[2] + D and a[1] - D <= p[1] <= a[3] + D for a in actors):
                 continue
             if len(pockets) and np.hypot(*(pockets - p).T).min() < POCKET_BALLS * D:
