@@ -66,6 +66,24 @@ MOUTH_MARGIN = 0.3  # ball radii on the table side of a pocket's mouth line coun
 SHIFT_REACH = 0.5  # ball radii: a resting ball's edge-fit offset fades out this far from rest
 
 
+def _warm_start(last: dict[tuple, BlobFit], x: int, y: int, w: int, h: int) -> dict | None:
+    """k -> k-means centres (px of the crop at ``x``, ``y``, work px) of the last frame's
+    blob whose box (``last``'s keys: x, y, w, h, area) overlaps this box (``w`` x ``h``)
+    most, from its fit's ``splits``; None where none overlaps (``vision.split.WARM``)."""
+    best, most = None, 0
+    for key, fit in last.items():
+        if not fit.splits:
+            continue
+        ow = min(x + w, key[0] + key[2]) - max(x, key[0])
+        oh = min(y + h, key[1] + key[3]) - max(y, key[1])
+        if ow > 0 and oh > 0 and ow * oh > most:
+            best, most = (key, fit), ow * oh
+    if best is None:
+        return None
+    (px, py, *_), fit = best
+    return {k: c + [px - x, py - y] for k, c in fit.splits.items()}
+
+
 class Detector(TileForeground, CandidateChecks):
     """Classical detector for one calibrated table and one video size.
 
@@ -278,7 +296,8 @@ class Detector(TileForeground, CandidateChecks):
             fit = self._cache.get(key)
             if fit is None:
                 crop = (labels[by : by + h, bx : bx + w] == i).astype(np.uint8)
-                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r))
+                warm = _warm_start(self._cache, x, y, w, h)
+                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r), warm)
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s

@@ -7,7 +7,7 @@ expected ball radius there.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -33,6 +33,9 @@ class BlobFit:
     actor: bool = False
     residual: float = 0.0
     partial: bool = False  # balls found in a blob the disks did not fully explain
+    # k -> k-means centres (K,2 work px, relative to the crop) of the plain split's runs:
+    # the next frame's fit of the same blob starts its runs there (:data:`WARM`)
+    splits: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def _disk_cost(mask: np.ndarray, centres: np.ndarray, r: float) -> tuple[float, float]:
@@ -98,18 +101,30 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
 KMEANS_BALLS = 16  # blobs larger than a full rack (arms, bodies) cluster a subsample,
 KMEANS_RACK = 24  # ... unless compact and under this: a rack measured large (halo, shadow)
 KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
+WARM = True  # a blob larger than a full rack (KMEANS_BALLS: an arm, a body) seen last
+# frame: its k-means runs start from last frame's centres (one run, not two seeded ones;
+# on every blob it moved rack balls of the fixture break by up to 2.5 mm)
 
 
-def _kmeans(pts: np.ndarray, k: int, coarse: bool = False) -> np.ndarray:
+def _kmeans(
+    pts: np.ndarray, k: int, coarse: bool = False, start: np.ndarray | None = None
+) -> np.ndarray:
     """``k`` cluster centres of the blob pixels ``pts`` (work px): two k-means++ attempts
     on every pixel, or (``coarse``: a blob larger than any cluster of balls) one attempt on
-    every ``n``-th pixel, about :data:`KMEANS_POINTS` of them."""
+    every ``n``-th pixel, about :data:`KMEANS_POINTS` of them. ``start`` (k,2 work px):
+    one attempt from the pixels' nearest of these centres instead (the last frame's)."""
     if k == 1:
         return pts.mean(axis=0, keepdims=True)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.02)
     cv2.setRNGSeed(12345)
     step = max(1, len(pts) // KMEANS_POINTS) if coarse else 1
     sub = pts[::step] if step > 1 else pts
+    if start is not None and len(start) == k:
+        d = (sub[:, None, 0] - start[None, :, 0]) ** 2 + (sub[:, None, 1] - start[None, :, 1]) ** 2
+        labels = d.argmin(axis=1).astype(np.int32).reshape(-1, 1)
+        if len(np.unique(labels)) == k:  # every start centre holds pixels
+            _, _, centres = cv2.kmeans(sub, k, labels, crit, 1, cv2.KMEANS_USE_INITIAL_LABELS)
+            return centres.astype(float)
     attempts = 2 if step == 1 else 1
     _, _, centres = cv2.kmeans(sub, k, None, crit, attempts, cv2.KMEANS_PP_CENTERS)
     return centres.astype(float)
@@ -126,10 +141,13 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
     return 4.0 * math.sqrt(max(mid + rad, 0.0)), 4.0 * math.sqrt(max(mid - rad, 0.0)), c
 
 
-def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
+def fit_blob(
+    mask: np.ndarray, r: float, isolated: bool = True, warm: dict | None = None
+) -> BlobFit:
     """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px.
     ``isolated``: no other foreground touches the blob (a smear must be isolated: a hand
-    at the end of a sleeve is not one)."""
+    at the end of a sleeve is not one). ``warm``: k -> centres (k,2 px of this crop) the
+    k-means runs start from (the last frame's ``splits`` of this blob; :data:`WARM`)."""
     ys, xs = np.nonzero(mask)
     pts = np.stack((xs, ys), axis=1).astype(np.float32)
     area = len(pts)
@@ -150,11 +168,14 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     splits: dict[int, np.ndarray] = {}  # k -> k-means centres of these pixels (reused)
-    centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse, splits)
+    warm = warm if n_est > KMEANS_BALLS else None  # racks: the seeded runs' own answer
+    centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse, splits, warm)
     if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM and unexplained <= 0.12:
-        centres, unexplained = _packed_split(mask, r, lo, hi, coarse, centres, unexplained, splits)
+        centres, unexplained = _packed_split(
+            mask, r, lo, hi, coarse, centres, unexplained, splits, warm
+        )
     if unexplained <= 0.12:
-        return BlobFit(centres, residual=unexplained)
+        return BlobFit(centres, residual=unexplained, splits=splits)
     # A single elongated blob about one ball wide: a ball smeared by motion.
     if isolated and n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
         return BlobFit(
@@ -162,14 +183,15 @@ def fit_blob(mask: np.ndarray, r: float, isolated: bool = True) -> BlobFit:
             smear=True,
             residual=unexplained,
             stretch=major / max(minor, 1e-6),
+            splits=splits,
         )
     if unexplained <= 0.25 and n_est <= 3:
-        return BlobFit(centres, residual=unexplained)
+        return BlobFit(centres, residual=unexplained, splits=splits)
     if n_est <= MAX_PEAK_BALLS:
         peaks = _dt_peaks(mask, r)
         if len(peaks):
-            return BlobFit(peaks, residual=unexplained, partial=True)
-    return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained)
+            return BlobFit(peaks, residual=unexplained, partial=True, splits=splits)
+    return BlobFit(np.zeros((0, 2)), actor=True, residual=unexplained, splits=splits)
 
 
 def _best_split(
@@ -180,18 +202,21 @@ def _best_split(
     hi: int,
     coarse: bool,
     splits: dict[int, np.ndarray] | None = None,
+    warm: dict | None = None,
 ) -> tuple[np.ndarray, float]:
     """(centres (K,2) work px, unexplained fraction of the blob) of the best split of the
     blob ``mask`` (its pixels ``pts``) into ``lo`` .. ``hi`` disks of radius ``r`` px.
     ``splits``: k -> centres of k-means runs on these very pixels (seeded: the same
-    answer), read and added to (the hole-filled blob of a rack without holes repeats them)."""
+    answer), read and added to (the hole-filled blob of a rack without holes repeats them);
+    ``warm``: k -> centres the runs not made yet start from (:func:`_kmeans`)."""
     area, ball_area = len(pts), np.pi * r * r
     best: tuple[float, np.ndarray, float] | None = None
     splits = {} if splits is None else splits
     for k in range(lo, hi + 1):
         c = splits.get(k)
         if c is None:
-            c = splits[k] = _kmeans(pts, k, coarse)
+            start = warm.get(k) if warm and WARM else None
+            c = splits[k] = _kmeans(pts, k, coarse, start)
         cost, unexplained = _disk_cost(mask, c, r)
         cost += 0.15 * ball_area * k  # prefer fewer balls when the fit is as good
         # ... but not a ball left out: uncovered pixels beyond half a ball's area cost more
@@ -210,16 +235,18 @@ def _packed_split(
     plain: np.ndarray,
     rest: float,
     splits: dict[int, np.ndarray],
+    warm: dict | None = None,
 ) -> tuple[np.ndarray, float]:
     """A rack's split with its holes filled (``vision.packed``) where it finds balls the
     plain split ``plain`` (K,2 work px, ``rest`` unexplained) misses; else the plain one.
     ``splits``: the plain split's k-means runs (k -> centres), reused where no hole was
-    filled (the same pixels)."""
+    filled (the same pixels), and so are the ``warm`` starts (:func:`_best_split`)."""
     filled, top = _packed.packed(mask, r, lo, hi)
     ys, xs = np.nonzero(filled)
     pts = np.stack((xs, ys), axis=1).astype(np.float32)
     same = filled is mask  # fill_holes returns the mask itself when it has no hole
-    more, left = _best_split(filled, pts, r, lo, top, coarse, splits if same else None)
+    memo, start = (splits, warm) if same else (None, None)
+    more, left = _best_split(filled, pts, r, lo, top, coarse, memo, start)
     if left <= 0.12 and _packed.accept(filled, r, plain, more):
         return more, left
     return plain, rest

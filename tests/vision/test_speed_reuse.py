@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
+from scipy.optimize import linear_sum_assignment
+from scipy.spatial.distance import cdist
 
 from contract.tables import load_table
 from vision import packed as P
@@ -42,9 +45,9 @@ def test_the_rack_split_runs_each_k_means_once_where_no_hole_was_filled(r, hole,
     runs: list[tuple[bytes, int]] = []
     kmeans, best_split = S._kmeans, S._best_split
 
-    def counted(pts, k, coarse=False):
+    def counted(pts, k, coarse=False, start=None):
         runs.append((pts.tobytes(), k))
-        return kmeans(pts, k, coarse)
+        return kmeans(pts, k, coarse, start)
 
     monkeypatch.setattr(S, "_kmeans", counted)
     got = S.fit_blob(mask, r)
@@ -127,3 +130,67 @@ def test_the_balls_lost_are_those_the_ball_by_ball_test_loses(now, cls_now, blur
     got = watch._newly_lost(det, prev, prev_d, dets)
     assert _lost_by_ball(watch, det, prev, prev_d, dets) == lost
     assert sorted(tuple(b.at) for b in got) == sorted(tuple(prev.uv[i]) for i in lost)
+
+
+def _big_blob(r: float) -> np.ndarray:
+    """A compact blob of about 20 balls' area (an arm's or a body's: larger than a rack)."""
+    m = np.zeros((int(12 * r), int(12 * r)), np.uint8)
+    cv2.ellipse(m, (int(6 * r), int(6 * r)), (int(5 * r), int(4 * r)), 20, 0, 360, 1, -1)
+    return m
+
+
+@pytest.mark.parametrize("r", [4.0, 4.5, 5.0])
+def test_a_blob_larger_than_a_rack_starts_its_k_means_from_last_frames_centres(r, monkeypatch):
+    mask = _big_blob(r)
+    assert S.KMEANS_BALLS < mask.sum() / (np.pi * r * r) <= S.MAX_BALLS_PER_BLOB
+    first = S.fit_blob(mask, r)
+    flags: list[int] = []
+    kmeans = cv2.kmeans
+
+    def seen(pts, k, labels, crit, attempts, how):
+        flags.append(how)
+        return kmeans(pts, k, labels, crit, attempts, how)
+
+    monkeypatch.setattr(S.cv2, "kmeans", seen)
+    again = S.fit_blob(mask, r, warm=first.splits)
+    assert flags and set(flags) == {cv2.KMEANS_USE_INITIAL_LABELS}
+    # started at its own centres, each run ends near them (the seeded runs stop at a
+    # tolerance, so one more step moves them a little)
+    for k, c in first.splits.items():
+        d = cdist(again.splits[k], c)
+        rows, cols = linear_sum_assignment(d)
+        assert d[rows, cols].max() < 0.5 * r
+    assert again.actor == first.actor and len(again.centres) == len(first.centres)
+
+
+def test_a_rack_sized_blob_ignores_the_warm_start():
+    r = 4.5
+    mask = _rack(r, False)
+    plain = S.fit_blob(mask, r)
+    far = {k: c + 3.0 for k, c in plain.splits.items()}  # a start a rack would follow
+    np.testing.assert_array_equal(S.fit_blob(mask, r, warm=far).centres, plain.centres)
+
+
+@pytest.mark.parametrize(
+    "boxes, at, want",
+    [
+        ([(10, 10, 20, 20)], (12, 11, 20, 20), (10 - 12, 10 - 11)),  # moved by (2, 1)
+        ([(10, 10, 20, 20), (100, 10, 20, 20)], (95, 12, 20, 20), (5, -2)),  # the nearer
+        ([(10, 10, 20, 20)], (40, 40, 20, 20), None),  # no overlap: no start
+    ],
+)
+def test_the_warm_start_is_the_most_overlapping_blob_of_last_frame_moved_to_the_crop(
+    boxes, at, want
+):
+    from vision.detect import _warm_start
+
+    last = {
+        (*b, 300): S.BlobFit(np.zeros((0, 2)), splits={3: np.full((3, 2), 7.0) + j})
+        for j, b in enumerate(boxes)
+    }
+    got = _warm_start(last, *at)
+    if want is None:
+        assert got is None
+    else:
+        j = int(np.argmax([min(at[0] + at[2], b[0] + b[2]) - max(at[0], b[0]) for b in boxes]))
+        np.testing.assert_array_equal(got[3], np.full((3, 2), 7.0) + j + np.array(want))
