@@ -49,17 +49,21 @@ DECODE_AV = (  # PyAV, one thread: decoding alone, the frames left as YUV planes
 )
 STAGES = "import sys\nfrom bench.bench_speed import stages_child\nstages_child(*sys.argv[1:])\n"
 # stage label -> (module, attribute path) of the function whose CPU time it counts; the
-# indented ones run inside "detect" (and "refine" inside "pack")
+# indented ones run inside "detect" (and "refine" inside "pack"); "crop+exposure" is the
+# work picture's crop (shared with the later stages) and the exposure check
 STAGE_FUNCS = (
     ("decode", "vision.capture", "VideoSource._read"),
     ("drift check", "vision.register", "DriftWatch.step"),
     ("detect", "vision.detect", "Detector.detect"),
+    ("  crop+exposure", "vision.detect", "Detector._expose"),
     ("  change test", "vision.detect", "Detector._changed"),
     ("  foreground", "vision.detect", "Detector.foreground"),
     ("  components", "vision.detect", "components"),
+    ("  isolation", "vision.detect", "isolated"),
     ("  blob split", "vision.detect", "fit_blob"),
     ("  pack", "vision.detect", "Detector._pack"),
     ("    refine", "vision.detect", "refine_centres"),
+    ("  streaks", "vision.streak", "StreakWatch.look"),
     ("track", "vision.track", "Tracker.update"),
 )
 SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
@@ -233,6 +237,10 @@ def _print_stages(st: dict) -> None:
     )
     for label, v in st["stage_ms"].items():
         print(f"  {label:16s} {v:6.2f}")
+    ms = st["stage_ms"]
+    if "detect" in ms:  # what the named parts of detect leave (python between them)
+        parts = sum(v for k, v in ms.items() if k.startswith("  ") and not k.startswith("    "))
+        print(f"  {'  (rest)':16s} {ms['detect'] - parts:6.2f}")
 
 
 def _print_speed(sp: dict | None) -> None:
