@@ -81,7 +81,17 @@ class ContactFinders:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
             if p is not None:
                 found = rack_contacts(
-                    self.s, p[0], c, starts[c], comp, rest, self.R, tol, thr, starts.get(p[0])
+                    self.s,
+                    p[0],
+                    c,
+                    starts[c],
+                    comp,
+                    rest,
+                    self.R,
+                    tol,
+                    thr,
+                    starts.get(p[0]),
+                    self._motion(),
                 )
                 return set(comp), found
         # a start dated a little early misses the partner by more than its tolerance:
@@ -105,8 +115,23 @@ class ContactFinders:
             return None
         _, striker, c = best
         return set(comp), rack_contacts(
-            self.s, striker, c, starts[c], comp, rest, self.R, tol, thr, starts.get(striker)
+            self.s,
+            striker,
+            c,
+            starts[c],
+            comp,
+            rest,
+            self.R,
+            tol,
+            thr,
+            starts.get(striker),
+            self._motion(),
         )
+
+    def _motion(self) -> tuple[float, float, float]:
+        """(position noise of a ball in motion, mm; rolling deceleration, mm/frame^2;
+        position noise of a ball at rest, mm)."""
+        return self.sigma_move, self.settings.decel or 0.0, self.settings.sigma_mm
 
     def _touches(self, moves: list[Movement], contacts, add_contact) -> None:
         """Contacts of balls that came within one diameter of each other (a kiss too

@@ -22,7 +22,16 @@ import numpy as np
 from scipy.optimize import nnls
 
 from vision.impulse_scan import ScanContact, fit_speed_toward, impulse_scan  # noqa: F401
+from vision.rack_solve import (
+    MemberVelocity,
+    angle_sigma,
+    member_velocity,
+    solve_rack,
+    touching_positions,
+)
 from vision.series import Series, line_fit
+
+REL_ERR = 0.01  # a member's velocity read by the sliding-then-rolling fit errs by this share
 
 SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
 RACK_AFTER = 2  # samples after a rack is hit that give each member's start velocity
@@ -148,6 +157,7 @@ def rack_contacts(
     tol: float,
     threshold: float,
     since: float | None = None,
+    motion: tuple[float, float, float] | None = None,
 ) -> list[RackContact]:
     """Contacts of a cluster ``members`` (at rest, touching, ``entry`` among them) hit by
     the moving ``striker`` at ``f0``. The pair striker-entry is always a contact; the
@@ -156,7 +166,13 @@ def rack_contacts(
     (fractional frame); a striker set off less than two frames before it hit has no
     measured velocity before, and only the members' changes count. A pair the striker
     does not reach through pairs that carried an impulse is none: every ball of the
-    cluster was at rest, so an impulse runs only on from a ball that took one."""
+    cluster was at rest, so an impulse runs only on from a ball that took one.
+    ``motion``: (position noise of a ball in motion, mm; rolling deceleration,
+    mm/frame^2; position noise of a ball at rest, mm): the members' velocities are then
+    read over several frames, once they parted, and a pair counts when its impulse
+    stays above ``threshold`` in all but a tenth of the explanations of them within
+    their noise (:func:`_bounded`); without it, from two samples each (NNLS).
+    """
     f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
     col = {b: k for k, b in enumerate(balls)}
@@ -181,8 +197,12 @@ def rack_contacts(
         A[2 * col[b] : 2 * col[b] + 2, k] += n
         A[2 * col[a] : 2 * col[a] + 2, k] -= n
     keep = slice(2 if np.isnan(sdv).any() else 0, None)  # no striker rows: unmeasured
-    J, _ = nnls(A[keep], dv[keep])
-    used = [k for k in range(len(pairs)) if k == 0 or J[k] >= threshold]
+    if motion is not None:
+        J, low = _bounded(series, f0, members, pos, pairs, R, slide, motion)
+    else:
+        J, _ = nnls(A[keep], dv[keep])
+        low = J
+    used = [k for k in range(len(pairs)) if k == 0 or low[k] >= threshold]
     depth = _depths(striker, [pairs[k] for k in used])
     out = []
     for k in used:
@@ -194,6 +214,36 @@ def rack_contacts(
         at = (pos[a] + pos[b]) / 2 if k else pos[b] + (pos[a] - pos[b]) / 2
         out.append(RackContact(f0, a, b, (float(at[0]), float(at[1])), float(J[k])))
     return out
+
+
+def _bounded(
+    series: Series,
+    f0: float,
+    members: list[str],
+    pos: dict[str, np.ndarray],
+    pairs: list[tuple[str, str]],
+    R: float,
+    slide: float,
+    motion: tuple[float, float, float],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's impulse (mm/frame) and its low quantile over the explanations of the
+    members' velocities within their noise (:func:`vision.rack_solve.solve_rack`). The
+    members' velocities are read over several frames from their rest positions
+    ``pos`` (mm), misplaced by about the RMS of the touching pairs' gaps; the lines of
+    centres from those positions put one diameter apart. The striker's own change is
+    left out: its spin turns it in the frames after."""
+    sigma, roll, sigma_rest = motion
+    anchor = max(angle_sigma(pos, pairs[1:], R) * 2 * R, sigma_rest)  # RMS gap, mm
+    vel: dict[str, MemberVelocity | None] = {pairs[0][0]: None}
+    for m in members:
+        xy = series.xy[series.index(m)]
+        vel[m] = member_velocity(xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR)
+    raw = pos
+    pos = touching_positions(pos, pairs[1:], R)
+    # a touch's line of centres, once every touch is one diameter: a turn of the whole
+    # cluster read from all the pairs (their gaps' RMS over one diameter, sqrt(P) fewer)
+    eps = angle_sigma(raw, pairs[1:], R) / np.sqrt(max(len(pairs) - 1, 1))
+    return solve_rack(vel, pos, pairs, eps)
 
 
 def _hit_time(series: Series, members: list[str], rest: dict[str, np.ndarray], f0: float) -> float:
