@@ -1,19 +1,22 @@
 """Which touching pairs of a frozen cluster (a rack) carried an impulse when a moving
-ball hit it: the pairs every explanation of the members' velocity changes needs.
+ball hit it, from the members' velocities after the hit.
 
 Each member's change of velocity is the sum of the impulses along the lines of centres
 of its touching neighbours (equal masses), each pushing, never pulling. Fifteen balls
-in a triangle touch in thirty pairs: the measured changes do not fix every impulse
-(a wheel of pushes round an inner ball cancels), and a pair whose impulse some
-explanation sets to nothing may have carried none. So each pair's impulse is bounded
-by linear programs over all the impulses that explain the measurements within their
-noise (lines of centres within their measured angle error); a pair is a contact when
-its least impulse is above the floor. Where the measurements cannot tell, nothing is
-reported.
+in a triangle touch in thirty pairs, and the thirty velocity rows fix only 27 of the
+impulses: a wheel of pushes round an inner ball cancels. With exact velocities the
+pushing-only solution (NNLS) is still the true one, but noise moves impulse round the
+wheels, and a pair whose impulse a small misreading sets to nothing may have carried
+none. So each pair's impulse is read again over resamples of the measurements within
+their noise, and a pair counts when its impulse clears the floor in all but a tenth of
+them (:func:`impulse_spread`). Where the measurements cannot tell, nothing is reported.
 
-Velocities are read once the members have separated: a straight-and-slowing fit over
-several frames after the hit (its start slides off, then rolls), its offset free (the
-detector places balls that touch a mm or two off, a bias that goes as they part).
+The measurements, made as good as they can be: a member's velocity is read over several
+frames once it has parted from its neighbours (:func:`member_velocity`: it slides off,
+then rolls), its rest position a loose anchor (a detector places balls that touch a mm
+or two off, a bias that goes as they part); the lines of centres are read from the rest
+positions moved the least that makes every touching pair touch
+(:func:`touching_positions`), ten times straighter than as read.
 
 Positions table mm, velocities and impulses mm per frame (per unit mass), times
 fractional frames relative to the series' first frame.
@@ -29,6 +32,8 @@ from scipy.optimize import least_squares, minimize_scalar, nnls
 FIT_SKIP = 1  # samples after the hit left out of a member's fit (touching neighbours)
 FIT_SAMPLES = 6  # samples fitted after those (until a kink: the member met something)
 FIT_SIGMAS = 4.0  # a sample off the fitted travel by more (position sigmas) ends the fit
+BOOT = 200  # resamples of the measurements
+BOOT_QUANTILE = 0.1  # a pair counts when this low quantile of its impulse clears the floor
 
 
 @dataclass(frozen=True)
@@ -84,8 +89,9 @@ def member_velocity(
     with, from its samples ``xy`` (F, 2) mm over the frames after (:func:`_window`) and
     its rest position ``p0`` (mm, misplaced by about ``anchor`` mm: a neighbour's edge
     pulls a pressed ball's centre): the speed of the sliding-then-rolling travel
-    (:func:`travel`) that fits them, an offset free within ``anchor``, along the
-    straight fit's direction. ``motion``: (sliding and rolling deceleration,
+    (:func:`travel`) that fits them, their offset from ``p0`` free within ``anchor``,
+    along the straight fit's direction; the fit ends before a sample it misses by more
+    than ``FIT_SIGMAS`` sigmas and ``anchor`` (the member met something). ``motion``: (sliding and rolling deceleration,
     mm/frame^2; position noise of a ball in motion, mm). The velocity's sigma (per
     axis) is the fit's, plus ``rel`` of the speed (the model's own error). None when
     fewer than two samples are seen."""
@@ -158,9 +164,10 @@ def solve_rack(
     pos: dict[str, np.ndarray],
     pairs: list[tuple[str, str]],
     eps: float,
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Bounds of each pair's impulse (:func:`impulse_bounds`) from the balls' velocity
-    changes (None: unmeasured) and positions (mm) at the hit."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's impulse (mm/frame) and its low quantile (:func:`impulse_spread`) from
+    the balls' velocity changes (None: unmeasured) and positions (mm) at the hit;
+    ``eps``: the sigma (radians) of a line of centres."""
     balls = list(velocities)
     col = {b: k for k, b in enumerate(balls)}
     dv = np.full((len(balls), 2), np.nan)
@@ -199,10 +206,6 @@ def touching_positions(
     out = dict(rest)
     out.update({b: x[col[b]] for b in balls})
     return out
-
-
-BOOT = 200  # resamples of the measurements
-BOOT_QUANTILE = 0.1  # a pair counts when this low quantile of its impulse clears the floor
 
 
 def _design(normals: np.ndarray, incidence: list[tuple[int, int]], n_balls: int) -> np.ndarray:
