@@ -31,6 +31,9 @@ from vision.rack_solve import (
 )
 from vision.series import Series, line_fit
 
+# members this many times the touching tolerance apart may meet in the frames their
+# velocities are read over (a ball set off by a neighbour reaches the next a frame on)
+NEAR = 2.0
 REL_ERR = 0.01  # a member's velocity read by the sliding-then-rolling fit errs by this share
 
 SLIDE_MU = 0.2  # sliding friction of ball on cloth (textbook 0.2)
@@ -171,7 +174,8 @@ def rack_contacts(
     mm/frame^2; position noise of a ball at rest, mm): the members' velocities are then
     read over several frames, once they parted, and a pair counts when its impulse
     stays above ``threshold`` in all but a tenth of the explanations of them within
-    their noise (:func:`_bounded`); without it, from two samples each (NNLS).
+    their noise (:func:`_bounded`); members up to ``NEAR`` tolerances apart are pairs
+    too (they may meet in those frames). Without it, from two samples each (NNLS).
     """
     f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
@@ -186,10 +190,15 @@ def rack_contacts(
             series.xy[series.index(m)], rest[m], f0, RACK_AFTER, slide
         )
     pairs = [(striker, entry)]
+    near: list[tuple[str, str]] = []
     for i, a in enumerate(members):
         for b in members[i + 1 :]:
-            if np.linalg.norm(rest[a] - rest[b]) - 2 * R < tol:
+            gap = np.linalg.norm(rest[a] - rest[b]) - 2 * R
+            if gap < tol:
                 pairs.append((a, b))
+            elif motion is not None and gap < NEAR * tol:
+                near.append((a, b))
+    pairs += near
     A = np.zeros((len(dv), len(pairs)))
     for k, (a, b) in enumerate(pairs):
         n = pos[b] - pos[a]
@@ -198,7 +207,7 @@ def rack_contacts(
         A[2 * col[a] : 2 * col[a] + 2, k] -= n
     keep = slice(2 if np.isnan(sdv).any() else 0, None)  # no striker rows: unmeasured
     if motion is not None:
-        J, low = _bounded(series, f0, members, pos, pairs, R, slide, motion)
+        J, low = _bounded(series, tol, f0, members, pos, pairs, R, slide, motion)
     else:
         J, _ = nnls(A[keep], dv[keep])
         low = J
@@ -218,6 +227,7 @@ def rack_contacts(
 
 def _bounded(
     series: Series,
+    tol: float,
     f0: float,
     members: list[str],
     pos: dict[str, np.ndarray],
@@ -233,17 +243,19 @@ def _bounded(
     centres from those positions put one diameter apart. The striker's own change is
     left out: its spin turns it in the frames after."""
     sigma, roll, sigma_rest = motion
-    anchor = max(angle_sigma(pos, pairs[1:], R) * 2 * R, sigma_rest)  # RMS gap, mm
+    touch0 = [p for p in pairs[1:] if np.linalg.norm(pos[p[0]] - pos[p[1]]) - 2 * R < tol]
+    anchor = max(angle_sigma(pos, touch0, R) * 2 * R, sigma_rest)  # RMS gap, mm
     vel: dict[str, MemberVelocity | None] = {pairs[0][0]: None}
     for m in members:
         xy = series.xy[series.index(m)]
         vel[m] = member_velocity(xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR)
     raw = pos
-    pos = touching_positions(pos, pairs[1:], R)
+    touch = [p for p in pairs[1:] if np.linalg.norm(pos[p[0]] - pos[p[1]]) - 2 * R < tol]
+    pos = touching_positions(pos, touch, R)
     # a line of centres once every touch is one diameter: the touching pairs' RMS gap
     # over one diameter, over 2 sqrt(P) (P pairs hold each other straight: on the
     # synthetic breaks, P = 30, the lines turned 7 to 12 times less than as read)
-    eps = angle_sigma(raw, pairs[1:], R) / (2.0 * np.sqrt(max(len(pairs) - 1, 1)))
+    eps = angle_sigma(raw, touch, R) / (2.0 * np.sqrt(max(len(touch), 1)))
     return solve_rack(vel, pos, pairs, eps)
 
 
