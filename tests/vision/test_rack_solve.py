@@ -207,3 +207,32 @@ def test_rack_contacts_read_over_several_frames(case, noise):
     assert strong <= got
     if noise == 0.0:
         assert got == true
+
+
+@pytest.mark.parametrize(("gap", "found"), [(2.5, True), (8.0, False)])
+def test_a_member_a_little_apart_is_reached_a_frame_later(gap, found):
+    """``x`` lies ``gap`` mm beyond r22 along its push; r22 reaches it half a frame after
+    the hit and passes it 10 of its 25 mm/frame: a pair when within twice the touching
+    tolerance (1.5 mm), none (and no other pair invented for it) when farther."""
+    imp = CASES["symmetric"]
+    s, rest = _rack_series(imp, 6.4, 0.0, seed=0)
+    rest, _, dv = _rack_dv(imp)
+    n22 = dv["r22"] / np.linalg.norm(dv["r22"])
+    px = rest["r22"] + (2 * R + gap) * n22
+    xy = s.xy.copy()
+    i22 = s.index("r22")
+    tau = np.arange(s.n_frames) - 6.9
+    after = tau > 0
+    xy[i22, after] -= np.outer(travel(10.0, tau[after], SLIDE, ROLL), n22)
+    x = np.tile(px, (s.n_frames, 1))
+    x[after] += np.outer(travel(10.0, tau[after], SLIDE, ROLL), n22)
+    ids = (*s.ids, "x")
+    s2 = Series(
+        ids, 0, s.t, np.concatenate([xy, x[None]]), np.ones((len(ids), s.n_frames), bool), 30.0
+    )
+    rest = {**rest, "x": px}
+    members = sorted(rest)
+    got = rack_contacts(s2, "c", "r00", 6.4, members, rest, R, 1.5, THR, motion=(0.05, ROLL, 0.05))
+    pairs = {frozenset((c.striker, c.struck)) for c in got}
+    assert (frozenset(("r22", "x")) in pairs) == found
+    assert not any("x" in p for p in pairs - {frozenset(("r22", "x"))})
