@@ -155,6 +155,13 @@ class NumberReader:
         and keep the surer look (:func:`surer`); the tracker flags slow balls
         (``SECOND_LOOK_RADII``: a rolling ball's smear misplaces the ink's centre)."""
         patches = extract_patches(image_bgr, centres_px, radii_px, self.patch, self.span)
+        return self.read_cut(patches, turns, second)
+
+    def read_cut(
+        self, patches: np.ndarray, turns: int = 4, second: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`read` of tight patches already cut (BGR uint8 (N, P, P, 3)): the frontal
+        reader's turn, or the second look of the balls flagged in ``second``."""
         self.balls_read += len(patches)
         if self.frontal:
             patches = (

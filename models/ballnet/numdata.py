@@ -80,6 +80,8 @@ def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: fl
     return -1
 
 
+SIZES_BY_HEIGHT = {1080: (1920, 1080), 720: (1280, 720)}
+"""Picture sizes (px) by height, for scenes rendered at one size (``--height``)."""
 HARD_TILT_DEG = (15.0, 32.0)
 """Pole-off-the-line-of-sight range (degrees) of the facing balls in ``hard`` scenes."""
 HARD_SPEED_MM_S = (150.0, 550.0)
@@ -101,16 +103,21 @@ def tilted_rot(view: np.ndarray, lo_deg: float, hi_deg: float, rng) -> tuple[flo
     return tuple(float(v) for v in np.c_[e1, np.cross(u, e1), u].ravel())
 
 
-def scene(seed: int, frames: int, hard: bool = False) -> dict[str, np.ndarray]:
+def scene(
+    seed: int, frames: int, hard: bool = False, height: int | None = None
+) -> dict[str, np.ndarray]:
     """Tight number patches and labels of one random crowd scene of ``frames`` frames.
     ``hard``: the views the tracker reads unsure (the bench's unread balls): 85 % of the
     numbered balls turned ``HARD_TILT_DEG`` off the line of sight, 35 % rolling slowly
-    (``HARD_SPEED_MM_S``), half the scenes at 720p."""
+    (``HARD_SPEED_MM_S``), half the scenes at 720p. ``height`` (1080 or 720): every scene
+    at that picture size (the rest of the scene drawn as without it)."""
     from dataclasses import replace
 
     rng = np.random.default_rng([seed, 93 if hard else 91])
     table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
     size = (1920, 1080) if rng.random() < (0.5 if hard else 0.6) else (1280, 720)
+    if height is not None:
+        size = SIZES_BY_HEIGHT[height]
     cam = random_camera(table, size, rng)
     infos = crowd_set(rng)
     rend = Renderer(table, [cam], infos, seed)
@@ -236,7 +243,7 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
     return out
 
 
-def _job(args: tuple[int, int, bool]) -> dict[str, np.ndarray]:
+def _job(args: tuple[int, int, bool, int | None]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
 
@@ -246,7 +253,14 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def timed(
-    out: str, seeds: range, frames: int, seconds: float, chunk: int, jobs: int, hard: bool = False
+    out: str,
+    seeds: range,
+    frames: int,
+    seconds: float,
+    chunk: int,
+    jobs: int,
+    hard: bool = False,
+    height: int | None = None,
 ) -> None:
     """Render scenes ``seeds`` on ``jobs`` processes until ``seconds`` of wall time have
     passed; every ``chunk`` finished scenes go to ``out/chunk_NNN.npz``."""
@@ -255,7 +269,7 @@ def timed(
     parts: list[dict[str, np.ndarray]] = []
     n = total = 0
     with Pool(jobs) as pool:
-        for d in pool.imap_unordered(_job, [(s, frames, hard) for s in seeds]):
+        for d in pool.imap_unordered(_job, [(s, frames, hard, height) for s in seeds]):
             parts.append(d)
             if len(parts) == chunk or time.time() - t0 > seconds:
                 np.savez(f"{out}/chunk_{n:03d}.npz", **_concat(parts))
@@ -278,6 +292,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, help="render until this wall time, in chunks")
     ap.add_argument("--chunk", type=int, default=16, help="scenes a chunk (with --seconds)")
     ap.add_argument("--hard", action="store_true", help="the hard views (see scene())")
+    ap.add_argument("--height", type=int, choices=sorted(SIZES_BY_HEIGHT), help="one size")
     ap.add_argument("--eval", action="store_true", help="held-out figures of OUT by view")
     ap.add_argument("--reader", help="number reader folder for --eval (default shipped)")
     ap.add_argument("--second-look", action="store_true", help="--eval as the tracker reads")
@@ -306,7 +321,7 @@ def main() -> None:
         return
     if a.seconds:
         seeds = range(a.seed, a.seed + a.scenes)
-        timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard)
+        timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard, a.height)
         return
     if a.sheet:
         data = dict(np.load(a.out))
@@ -314,7 +329,7 @@ def main() -> None:
             cv2.imwrite(f"{a.sheet}_{h}.png", sheet(data, h))
             print(f"{a.sheet}_{h}.png")
         return
-    work = [(s, a.frames, a.hard) for s in range(a.seed, a.seed + a.scenes)]
+    work = [(s, a.frames, a.hard, a.height) for s in range(a.seed, a.seed + a.scenes)]
     if a.jobs > 1:
         with Pool(a.jobs) as pool:
             parts = pool.map(_job, work, chunksize=1)
