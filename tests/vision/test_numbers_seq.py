@@ -115,3 +115,27 @@ def test_score_counts_only_balls_whose_number_was_visible():
     data["visible"][2] = False
     s = score(data, {0: 1, 1: 5, 2: None})["1080p all"]
     assert s == {"balls": 2, "right": 0.5, "wrong": 0.5, "unread": 0.0}
+
+
+def test_limit_pictures_shrink_blur_and_compress_one_frame():
+    """``models.ballnet.numlimits``: each 720p variant is the 1080p frame shrunk by 2/3
+    (the up15 one then grown 1.5x); the clean one only shrunk, the others blurred and/or
+    compressed; a disc cut from each at its scale lands on the same ball."""
+    import cv2
+
+    from models.ballnet.numlimits import PICTURES, pictures
+
+    img = np.full((1080, 1920, 3), 60, np.uint8)
+    cv2.circle(img, (960, 540), 15, (230, 230, 230), -1)
+    cv2.putText(img, "8", (954, 547), cv2.FONT_HERSHEY_PLAIN, 1.0, (25, 25, 30), 2)
+    pics = pictures(img, 0.7, 50)
+    assert set(pics) == set(PICTURES)
+    sizes = {k: (im.shape[1], im.shape[0], s) for k, (im, s) in pics.items()}
+    assert sizes["1080"] == (1920, 1080, 1.0)
+    assert sizes["720"][:2] == (1280, 720) and sizes["720_up15"][:2] == (1920, 1080)
+    clean = pics["720_clean"][0]
+    assert np.array_equal(clean, cv2.resize(img, (1280, 720), interpolation=cv2.INTER_AREA))
+    for k in ("720", "720_noblur", "720_nojpeg"):
+        assert not np.array_equal(pics[k][0], clean)
+    for im, s in pics.values():  # the ball's centre is white at every scale
+        assert im[int(round(530 * s)), int(round(960 * s))].mean() > 150
