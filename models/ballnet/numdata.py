@@ -202,11 +202,11 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
     """Held-out figures of ``reader`` (a ``vision.numbers.NumberReader``, four turns) on a
     ``numdata`` file with ``tilt`` and ``smear``, by picture height and view: readable
     patches by pole angle (all, and balls at rest), at rest, rolling; per group the share
-    read right, the share of sure reads (``p(n | readable) >= P_VIEW``) and how many of
-    those are wrong; and "none" read when none is readable. ``second_look``: slow balls
+    read right, the share of sure reads (``p(n | readable)`` at the one-view rule's bar:
+    ``P_VIEW_REST`` at rest, ``P_VIEW`` rolling) and how many of those are wrong; and "none" read when none is readable. ``second_look``: slow balls
     read as the tracker reads them, the surer of the patch and its turned figure (slow:
     under ``SECOND_LOOK_RADII`` a frame at 30 fps, a smear over 1/60 s under half that)."""
-    from vision.numbers import P_VIEW, SECOND_LOOK_RADII, surer, turned_figure
+    from vision.numbers import P_VIEW, P_VIEW_REST, SECOND_LOOK_RADII, surer, turned_figure
 
     x, num, h = data["x"], data["number"], data["height"]
     tilt, still = data["tilt"], data["smear"] == 0
@@ -219,7 +219,8 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
             lp[idx] = surer(lp[idx], again)
     p = np.exp(lp)
     pred = lp.argmax(axis=1)
-    sure = (pred > 0) & (p[:, 1:].max(axis=1) / np.maximum(1e-9, 1 - p[:, 0]) >= P_VIEW)
+    bar = np.where(still, P_VIEW_REST, P_VIEW)
+    sure = (pred > 0) & (p[:, 1:].max(axis=1) / np.maximum(1e-9, 1 - p[:, 0]) >= bar)
     out: dict = {}
     for height in (1080, 720):
         groups = {f"{a:.0f}-{b:.0f} deg": (tilt >= a) & (tilt < b) for a, b in TILT_BINS}
