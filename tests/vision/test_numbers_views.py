@@ -190,9 +190,12 @@ def test_tracker_reads_only_balls_slow_enough_for_the_reader(px_a_frame, read):
     assert (tracker.renames() != {}) == read
 
 
-@pytest.mark.parametrize("creep_px, second", [(0.0, True), (1.0, True), (2.0, False)])
+@pytest.mark.parametrize(
+    "creep_px, second", [(0.0, True), (1.0, True), (5.0, True), (6.0, False), (7.5, False)]
+)
 def test_tracker_gives_the_second_look_to_slow_balls_only(creep_px, second):
-    """At rest or creeping under a tenth of a radius a frame: the second look; faster: not."""
+    """At rest or rolling under 0.35 radius a frame (16 px radius): the second look;
+    faster: not."""
     from contract.tables import load_table
     from vision.track import Tracker
 
@@ -213,8 +216,8 @@ def test_tracker_gives_the_second_look_once_a_rolling_ball_rests():
     reader = _Reader(p=0.6, numbers=(3, 8))  # views disagree: the ball stays undecided
     tracker._reader = reader
     img = np.zeros((8, 8, 3), np.uint8)
-    for k in range(40):  # rolls 4 px a frame for 20 frames, then rests
-        tracker.update(_det(k, (500.0 + 4.0 * min(k, 20), 400.0)), img)
+    for k in range(40):  # rolls 7 px (0.44 radius) a frame for 20 frames, then rests
+        tracker.update(_det(k, (500.0 + 7.0 * min(k, 20), 400.0)), img)
     assert any(reader.second) and not all(reader.second)
     assert reader.second[-1]  # the last reads are at rest
     assert not reader.second[0]  # the first read, while rolling
