@@ -17,7 +17,9 @@ ball), so a number also needs the most likely number of at least ``AGREE`` of th
 readable views and at least ``MIN_VIEWS`` of them. :func:`assign_numbers` decides: a
 Hungarian assignment over undecided tracks x free numbers on the posterior, a number given
 only when its posterior is at least ``P_SURE``, the views agree, and no other track holds
-it (contract §3: white balls are ``1`` … ``15`` where the number is known). 6 and 9 are told
+it (contract §3: white balls are ``1`` … ``15`` where the number is known); one view can
+decide alone (``P_VIEW``, lower at rest: ``P_VIEW_REST``), and so can many looks of a
+slowly rolling ball on average (``P_POOL``). 6 and 9 are told
 apart by their underline (pyramid balls print one; so does the renderer). The last
 undecided track takes the last free number by elimination when the other 14 are held. A
 wrong number costs more than none (classic pyramid scores the numbers), so the rule is
