@@ -70,7 +70,7 @@ def _clip(name: str, label: dict, quick: bool) -> dict:
         game="pyramid-free", table=table.name, video=VideoInfo(fps=res.fps, frames=res.frames)
     )
     try:
-        match = shots_from_tracks(match, res.tracks, table)
+        match = shots_from_tracks(match, res.tracks, table, moved=res.moved)
     except ValueError as e:  # a failure of the shots stage on this clip: say so, go on
         return {"error": f"shots: {str(e).splitlines()[0]}"}
     strikes = [s.start.frame for s in match.shots]

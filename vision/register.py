@@ -25,6 +25,7 @@ from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.camera_motion import CameraMotion, merge_spans
 from vision.capture import Detections, Frame, VideoSource, open_capture
 from vision.detect import Detector
 
@@ -97,11 +98,32 @@ class DriftWatch:
         self._seen: tuple | None = None  # ((image, G, detector), the warped Frame)
         self._rail_ix: tuple | None = None  # (monitor.xy, rows, columns) of the rail samples
         self._rail_ref: np.ndarray | None = None  # the rail samples at the last check
+        self.motion = CameraMotion(src.size[0])  # the frames in which the camera moves
+
+    @property
+    def moves(self) -> list[list[int]]:
+        """[first, last] frames in which the camera moved (:mod:`vision.camera_motion`):
+        the registered picture moving, or frames that could not be registered."""
+        return merge_spans(self.motion.spans)
 
     @property
     def events(self) -> tuple:
-        """camera_moved events (contract Event values), by frame."""
-        return tuple(sorted([*self.monitor.events, *self.jumps], key=lambda e: e.frame))
+        """camera_moved events (contract Event values), by frame: the monitor's and the
+        knocks', and one for every move (:attr:`moves`) without one; an event within a
+        move carries the move's last frame as ``until`` (an optional extra field)."""
+        spans = self.moves
+        out, used = [], set()
+        for e in sorted([*self.monitor.events, *self.jumps], key=lambda e: e.frame):
+            k = next((i for i, (a, b) in enumerate(spans) if a - 1 <= e.frame <= b + 1), None)
+            if k is not None:
+                used.add(k)
+                e = Event(**{**e.model_dump(exclude_none=True), "until": spans[k][1]})
+            out.append(e)
+        for k, (a, b) in enumerate(spans):
+            if k not in used:
+                t = a / self.fps if self.fps else 0.0
+                out.append(Event(frame=a, t=round(t, 4), type=EventType.CAMERA_MOVED, until=b))
+        return tuple(sorted(out, key=lambda e: e.frame))
 
     def aligned(self, images: list[np.ndarray]) -> list[np.ndarray]:
         """``images`` (BGR, recorded px) warped onto the reference where the camera had
@@ -134,10 +156,31 @@ class DriftWatch:
             self._checked = frame.index
             self._lost = st.failed
             self._rail_ref = self._rails(frame.image)
+            moving = self._judge_motion(frame.index, st)
+        else:
+            moving = False
         if self._lost or self.monitor.recalibrating:
             det = self._monitor(frame, det)
-        self.frame_unsure = self._judge_fit(frame)
+            self.motion.lost(frame.index)
+        self.frame_unsure = self._judge_fit(frame) or moving
         return det, self._warped(frame, det)
+
+    def _judge_motion(self, index: int, st) -> bool:
+        """True when the camera moves at frame ``index`` (:mod:`vision.camera_motion`),
+        given the follower's step ``st``: its registration moved the picture beyond the
+        registration's jitter over the last few frames, or, once the camera was seen to
+        move, it could not be registered. The moving frames are :attr:`unsure`."""
+        if st.registered:
+            reg = self.follower.registrar
+            if not self.motion.registered(index, st.G, reg.corners, self.current):
+                return False
+        elif not (self.follower.fails and (self._drifting or self.follower.G is not None)):
+            return False
+        else:
+            self.motion.lost(index)
+        a = self.motion.spans[-1][0]
+        self.unsure[:] = merge_spans([*self.unsure, [a, index]])
+        return True
 
     def _judge_fit(self, frame) -> bool:
         """True when ``frame`` cannot be placed on the table well: the monitor is

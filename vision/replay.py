@@ -52,6 +52,7 @@ class ReplayResult:
     size: tuple[int, int]
     truncated: bool
     events: tuple = ()  # video-level events (camera_moved), contract Event values
+    moved: tuple = ()  # [first, last] frames in which the camera moved (no strike there)
 
 
 def sample_frames(path: str, count: int = BACKGROUND_FRAMES) -> list[np.ndarray]:
@@ -195,6 +196,11 @@ class Replayer:
         return self.watch.events if self.watch is not None else ()
 
     @property
+    def moved(self) -> list[list[int]]:
+        """[first, last] frames in which the camera moved (``DriftWatch.moves``)."""
+        return self.watch.moves if self.watch is not None else []
+
+    @property
     def settled(self) -> bool:
         """True when no camera move is being confirmed or recalibrated just now."""
         w = self.watch
@@ -249,7 +255,8 @@ def track_video(
         if read_numbers:
             rows = rep.tracker.renamed(rows)
         rows = unsure_rows(rows, rep.unsure)
-        return ReplayResult(rows, src.fps, rep.frames, src.size, src.truncated, rep.events)
+        moved = tuple(tuple(m) for m in rep.moved)
+        return ReplayResult(rows, src.fps, rep.frames, src.size, src.truncated, rep.events, moved)
 
 
 def _writer(path: str | None):
@@ -308,7 +315,7 @@ def stream_video(
             for rows in rep.rows(ann, bar):
                 now = rep.frames - 1
                 spill.add(rows, now)
-                cutter.add(rows, now, rep.unsure, rep.settled)
+                cutter.add(rows, now, rep.unsure, rep.settled, rep.moved)
         except BaseException:  # interrupted or failed: keep the rows tracked so far
             if writer is not None:
                 write_rows(writer, spill, {}, rep.unsure)
@@ -324,7 +331,7 @@ def stream_video(
         if writer is not None:
             n = write_rows(writer, spill, names, rep.unsure)
             writer.commit()
-        seg = cutter.finish(rep.unsure)  # after the rows are safe on disk
+        seg = cutter.finish(rep.unsure, rep.moved)  # after the rows are safe on disk
         return StreamResult(
             src.fps,
             rep.frames,

@@ -17,6 +17,7 @@ from contract.events import Event, EventType
 from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
+from vision.camera_motion import AFTER_FRAMES, in_spans
 from vision.events import EventFinder
 from vision.motion import Movement, movements, rolling_decel, rolls_away, seen_moving
 from vision.series import (
@@ -152,16 +153,23 @@ def _group(
     radius: float,
     series: Series | None = None,
     step_mm: float = 0.75,
+    moved: list[tuple[float, float]] = (),
 ) -> list[list[Movement]]:
     """Group movements into shots: a strike-like movement starting more than ``settle``
     frames after everything stopped opens a new shot; other movements outside shots are
-    measurement jitter and dropped. ``step_mm``: see :func:`_strike_like`."""
+    measurement jitter and dropped. ``step_mm``: see :func:`_strike_like`. ``moved``:
+    [first, last] series frames in which the camera moved: a movement starting there (or
+    within :data:`vision.camera_motion.AFTER_FRAMES` after) opens no shot, and a shot
+    under way when the camera began to move goes on through the move."""
     groups: list[list[Movement]] = []
     end = -1e9
     for m in moves:
         if m.hidden or m.appeared:
             continue
+        end = _through(end, settle, moved) if groups else end
         if not groups or m.start_f > end + settle:
+            if in_spans(m.start_f, moved, AFTER_FRAMES):
+                continue
             b = series.index(m.ball) if series is not None else None
             xy = series.xy[b] if series is not None else None
             vis = series.visible[b] if series is not None else None
@@ -173,6 +181,28 @@ def _group(
             groups[-1].append(m)
             end = max(end, m.stop_f)
     return groups
+
+
+def _through(end: float, settle: float, moved) -> float:
+    """The end of a shot under way at ``end`` carried through the camera moves
+    ``moved`` ([first, last] frames) that began before it could settle."""
+    for a, b in sorted(moved):
+        if a <= end + settle and b > end:
+            end = b
+    return end
+
+
+CAMERA_BLIND = (EventType.BALL_TOUCHED, EventType.EARLY_STRIKE, EventType.POCKET)
+
+
+def _unseen(events, series: Series, moved) -> list[Event]:
+    """``events`` less those a moving camera cannot tell (a ball touched, an early
+    strike, a pocket) dated in a move ``moved`` (series frames) or just after it."""
+    return [
+        e
+        for e in events
+        if e.type not in CAMERA_BLIND or not in_spans(e.frame - series.first, moved, AFTER_FRAMES)
+    ]
 
 
 def _is_hanging_drop(g: list[Movement], table: TableSpec) -> str | None:
@@ -211,8 +241,13 @@ def _drop_spares(series: Series, table: TableSpec) -> Series:
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
 
 
-def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None = None) -> CutResult:
-    """Shots with events and rest positions from dense series."""
+def cut_series(
+    series: Series, table: TableSpec, settings: ShotSettings | None = None, moved=()
+) -> CutResult:
+    """Shots with events and rest positions from dense series. ``moved``: [first, last]
+    video frames in which the camera moved (``vision.register.DriftWatch.moves``): no
+    strike, ``ball_touched``, ``early_strike`` or pocket comes from them."""
+    moved = [(a - series.first, b - series.first) for a, b in moved]
     R = table.ball_radius
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
     series = relink(_drop_spares(series, table), R, pockets)
@@ -225,7 +260,7 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
     s = replace(s, decel=rolling_decel(series.xy[balls]) if balls else None)
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
-    groups = _group(moves, settle, table.ball_radius, series, seen_step_mm(s))
+    groups = _group(moves, settle, table.ball_radius, series, seen_step_mm(s), moved)
     finder = EventFinder(series, table, s)
     shots: list[Shot] = []
     loose: list[Event] = []
@@ -239,6 +274,7 @@ def cut_series(series: Series, table: TableSpec, settings: ShotSettings | None =
             shots[-1] = last.model_copy(update={"events": (*last.events, ev), "rest": rest})
             continue
         events, cue = finder.shot_events(g)
+        events = _unseen(events, series, moved) if moved else events
         start_f = min(m.start_f for m in g)
         end_f = max(m.stop_f for m in g)
         prev_end = end_f
@@ -283,10 +319,14 @@ def _make_shot(
 
 
 def cut_tracks(
-    tracks: Tracks, table: TableSpec, fps: float | None = None, settings: ShotSettings | None = None
+    tracks: Tracks,
+    table: TableSpec,
+    fps: float | None = None,
+    settings: ShotSettings | None = None,
+    moved=(),
 ) -> CutResult:
-    """Shots from TRACKS rows (contract §7)."""
-    return cut_series(series_from_tracks(tracks, fps), table, settings)
+    """Shots from TRACKS rows (contract §7); ``moved``: see :func:`cut_series`."""
+    return cut_series(series_from_tracks(tracks, fps), table, settings, moved)
 
 
 class LiveShotCutter:
@@ -355,12 +395,17 @@ class LiveShotCutter:
 
 
 def shots_from_tracks(
-    match: Match, tracks: Tracks, table: TableSpec, settings: ShotSettings | None = None
+    match: Match,
+    tracks: Tracks,
+    table: TableSpec,
+    settings: ShotSettings | None = None,
+    moved=(),
 ) -> Match:
     """``match`` with the shots cut from ``tracks`` (fps from ``match.video``), events
-    outside shots kept at the top level; verdicts are left to the adjudicator."""
+    outside shots kept at the top level; verdicts are left to the adjudicator.
+    ``moved``: [first, last] frames in which the camera moved (see :func:`cut_series`)."""
     fps = match.video.fps if match.video else None
-    cut = cut_tracks(tracks, table, fps, settings)
+    cut = cut_tracks(tracks, table, fps, settings, moved)
     return match.model_copy(
         update={"shots": cut.shots, "events": tuple(match.events) + cut.loose_events}
     )

@@ -160,9 +160,10 @@ class SegmentShots:
         self._seen = 0
         self._scan = 0  # the first frame not yet searched for a cut
 
-    def add(self, rows: Tracks, now: int, unsure: list[list[int]], settled: bool) -> None:
+    def add(self, rows: Tracks, now: int, unsure: list[list[int]], settled: bool, moved=()) -> None:
         """Rows of frame ``now``; ``unsure``: the camera-move spans known so far;
-        ``settled``: no camera move is being confirmed or recalibrated now."""
+        ``settled``: no camera move is being confirmed or recalibrated now; ``moved``: the
+        frames in which the camera moved (no strike there, ``vision.shots.cut_series``)."""
         self._parts.append(rows)
         if self._first is None and len(rows):
             self._first = int(rows.frame.min())
@@ -180,12 +181,13 @@ class SegmentShots:
         if c is None:
             self._scan = hi + 1  # the next search starts after this one's candidates
         else:
-            self._segment(buf, c, unsure)
+            self._segment(buf, c, unsure, moved)
             self._scan = 0
 
-    def _segment(self, buf: Tracks, c: int | None, unsure: list[list[int]]) -> None:
+    def _segment(self, buf: Tracks, c: int | None, unsure: list[list[int]], moved=()) -> None:
         seg = buf if c is None else buf.select(buf.frame <= c + self.quiet)
-        cut = cut_tracks(unsure_rows(seg, unsure), self.table, self.fps, self.settings)
+        rows = unsure_rows(seg, unsure)
+        cut = cut_tracks(rows, self.table, self.fps, self.settings, moved)
         top = 10**12 if c is None else c
         self._shots += [s for s in cut.shots if self._lo <= s.start.frame < top]
         self._loose += [e for e in cut.loose_events if self._lo <= e.frame < top]
@@ -195,9 +197,9 @@ class SegmentShots:
             self._parts = [buf.select(buf.frame >= c - self.quiet)]
             self._first = c - self.quiet
 
-    def finish(self, unsure: list[list[int]]) -> Segmented:
+    def finish(self, unsure: list[list[int]], moved=()) -> Segmented:
         """The last segment's shots; every shot renumbered from 1."""
-        self._segment(concat(self._parts), None, unsure)
+        self._segment(concat(self._parts), None, unsure, moved)
         self._parts = []
         shots = tuple(s.model_copy(update={"index": i + 1}) for i, s in enumerate(self._shots))
         return Segmented(shots, tuple(self._loose), tuple(self._cuts))

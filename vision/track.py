@@ -32,6 +32,7 @@ from scipy.optimize import linear_sum_assignment
 
 from contract.tables import TableSpec
 from contract.tracks import Tracks
+from vision.camera_motion import lose_unseen
 from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
@@ -45,6 +46,7 @@ NAN = float("nan")
 # at 0.5 it kept clip1's 4 (read pink or red by turns) one track (counts_real), but a ball
 # of another colour passing a resting one took its track and clip8's pocket was missed
 SAME_BALL = 0.0
+RESEEN_FRAMES = 2  # settled frames after a camera move in which a held ball must be seen
 
 
 class Tracker(NumberReading):
@@ -65,6 +67,7 @@ class Tracker(NumberReading):
         ).reshape(-1, 3)
         self._mouths = _mouth_lines(table)
         self._shelf = pocket_shelf_mm(table)  # a ball on a pocket's shelf is still on the cloth
+        self._moved: list[int] | None = None  # [first unsure frame of a move, settled since]
 
     # ------------------------------------------------------------ kalman
     def _predict(self, live: list[_Track], dt: float) -> None:
@@ -314,6 +317,7 @@ class Tracker(NumberReading):
             np.array([t.x[2:] for t in got]).reshape(-1, 2),
         )
         sunk_ids = {id(t) for t, s in zip(got, sunk.tolist(), strict=True) if s}
+        self._moved = lose_unseen(self._moved, live, det.frame, det.unsure, RESEEN_FRAMES)
         for tr in live:
             if det.unsure:  # positions of a frame not placed well: no ball leaves the table
                 continue

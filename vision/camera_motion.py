@@ -1,0 +1,113 @@
+"""A moving camera as a state: the frames in which the picture of the table moves.
+
+While a hand-held camera swings, zooms or reframes, registration (``vision.register``)
+may still follow it, but the balls' positions in table mm wobble with every error of the
+registration, and a frame that cannot be registered at all measures nothing. Such frames
+are *moving*: no strike, birth, pocket or ``ball_touched`` may come from them, the
+tracker carries the balls through, and one ``camera_moved`` event spans them.
+
+A registered frame is moving when its registration (frame px -> reference px) has moved
+the picture of the table by more than :data:`MOVE_FRAC` of the frame's width over the
+last :data:`MOVE_WINDOW` frames: the registration's own jitter (a few px a frame on
+hand-held 720p footage) does not add up over a window, a camera's motion does. The whole
+window is marked, since the motion began in it. Frames are video frame numbers; spans are
+``[first, last]`` inclusive.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from calibration.register import corner_motion
+
+MOVE_WINDOW = 5  # frames over which the registration's displacement is measured
+MOVE_FRAC = 0.015  # ... and the displacement (share of the frame's width) that is motion
+# (uk8ball, 1280 px: steady stretches move 2-13 px over 5 frames, the swing from 305
+# 17-100 px; 19 px here)
+AFTER_FRAMES = 5  # frames after a move in which the tracker re-associates its balls:
+# a ball seen moving then is not struck (its positions changed with the registration)
+
+Span = tuple[int, int]
+
+
+def merge_spans(spans, gap: int = 1) -> list[list[int]]:
+    """``spans`` ([first, last] frames) merged where they overlap or lie within ``gap``
+    frames of each other, sorted."""
+    out: list[list[int]] = []
+    for a, b in sorted((int(a), int(b)) for a, b in spans):
+        if out and a <= out[-1][1] + gap:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def in_spans(frame: float, spans, after: int = 0) -> bool:
+    """True when ``frame`` lies in a span or within ``after`` frames after its end."""
+    return any(a <= frame <= b + after for a, b in spans)
+
+
+class CameraMotion:
+    """Judges, frame by frame, whether the camera is moving, from the registrations of the
+    frames (``G``: frame px -> reference px, 3x3, ``None`` for the reference's own pose)
+    and the frames that could not be registered; gathers the moving frames into
+    :attr:`spans`. ``width``: the frame's width (px); ``corners``: reference px of a few
+    table points (how far the picture of the table moves)."""
+
+    def __init__(self, width: int, window: int = MOVE_WINDOW, frac: float = MOVE_FRAC) -> None:
+        self.window, self.limit_px = window, frac * width
+        self._seen: deque[tuple[int, np.ndarray | None]] = deque()  # (frame, G) registered
+        self._key: object = None  # the registrations' reference (a new calibration: new)
+        self.spans: list[list[int]] = []
+
+    def _mark(self, first: int, last: int) -> None:
+        if self.spans and first <= self.spans[-1][1] + 1:
+            self.spans[-1][1] = max(self.spans[-1][1], last)
+            self.spans[-1][0] = min(self.spans[-1][0], first)
+        else:
+            self.spans.append([first, last])
+
+    def registered(
+        self, index: int, G: np.ndarray | None, corners: np.ndarray, key: object = None
+    ) -> bool:
+        """Frame ``index`` registered by ``G`` onto the reference ``key`` (registrations of
+        different references are not compared). True when the camera is moving."""
+        if key is not self._key:
+            self._key, self._seen = key, deque()
+        self._seen.append((index, G))
+        while self._seen and self._seen[0][0] < index - self.window:
+            self._seen.popleft()
+        first, G0 = self._seen[0]
+        if first >= index or corner_motion(G0, G, corners) <= self.limit_px:
+            return False
+        self._mark(first + 1, index)
+        return True
+
+    def lost(self, index: int) -> None:
+        """Frame ``index`` could not be registered (or the calibration is being redone):
+        it measures nothing, it is part of the move."""
+        self._mark(index, index)
+        self._seen = deque()
+
+
+def lose_unseen(
+    moved: list[int] | None, live: list, frame: int, unsure: bool, reseen: int
+) -> list[int] | None:
+    """The tracker's rule after a camera move (``vision.track``): a ball held through
+    unsure frames and not seen from the move's first frame to ``reseen`` settled frames
+    after it is lost (a phantom of the old view, or a ball the new view shows elsewhere:
+    a newcomer of its colour takes its name when confirmed). ``moved``: [first unsure
+    frame of the move, settled frames since] or ``None``; ``live``: the tracker's live
+    tracks (``state``, ``last_seen``). Returns the new ``moved``."""
+    if unsure:
+        return [frame, 0] if moved is None or moved[1] else moved
+    if moved is None:
+        return None
+    if moved[1] + 1 < reseen:
+        return [moved[0], moved[1] + 1]
+    for tr in live:
+        if tr.state == "active" and tr.last_seen < moved[0]:
+            tr.state = "lost"
+    return None
