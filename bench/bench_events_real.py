@@ -4,7 +4,9 @@
 Each clip in ``../shared/footage`` is calibrated automatically, tracked and cut into
 shots; the strikes and pockets found are listed beside the labelled ones (frame
 numbers as cv2 reads them) and matched within ±3 frames (pocket names by the labels'
-convention: front = the image's left). Skips cleanly without the footage.
+convention: front = the image's left). The frames in which the camera moved (no strike
+comes from them: ``vision.camera_motion``) are listed beside the person's notes on the
+camera. Skips cleanly without the footage.
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ def _clip(name: str, label: dict, quick: bool) -> dict:
         "pockets": pockets,
         "truth_pockets": t_pockets,
         "pockets_matched": _match([p[0] for p in pockets], [p[0] for p in t_pockets]),
+        "camera_moved": [list(m) for m in res.moved],  # frames the camera moved (no strike)
+        "truth_camera": label.get("camera", []),  # [first, last, what the person saw]
     }
 
 
@@ -108,6 +112,8 @@ def run(out_dir: Path, quick: bool) -> dict:
         s = f"{r['strikes']} / {r['truth_strikes']} ({r['strikes_matched']} matched)"
         p = f"{[p[0] for p in r['pockets']]} / {[p[0] for p in r['truth_pockets']]} ({r['pockets_matched']} matched)"
         print(f"{name:36} {s:28} {p}")
+        if r["camera_moved"]:
+            print(f"{'':36} camera moved (no strike there): {r['camera_moved']}")
     tot = {
         k: sum(r.get(k, 0) for r in out.values()) for k in ("strikes_matched", "pockets_matched")
     }

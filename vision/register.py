@@ -25,7 +25,7 @@ from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec
-from vision.camera_motion import CameraMotion, merge_spans
+from vision.camera_motion import AFTER_FRAMES, CameraMotion, merge_spans
 from vision.capture import Detections, Frame, VideoSource, open_capture
 from vision.detect import Detector
 
@@ -103,8 +103,10 @@ class DriftWatch:
     @property
     def moves(self) -> list[list[int]]:
         """[first, last] frames in which the camera moved (:mod:`vision.camera_motion`):
-        the registered picture moving, or frames that could not be registered."""
-        return merge_spans(self.motion.spans)
+        the registered picture moving, or frames that could not be registered; moves
+        fewer than :data:`AFTER_FRAMES` frames apart are one (a hand-held camera's
+        swing is not cut into many by the frames where it pauses)."""
+        return merge_spans(self.motion.spans, AFTER_FRAMES)
 
     @property
     def events(self) -> tuple:
