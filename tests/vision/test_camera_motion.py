@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from vision_scene import draw_scene, topdown_calib, write_video
+from vision_scene import draw_scene, path_tracks, topdown_calib, write_video
 
 from calibration.register import corner_motion
 from contract.events import EventType
@@ -149,3 +149,25 @@ def test_unregistered_frames_are_moves_and_spans_merge() -> None:
     assert merge_spans(cm.spans) == [[1, 3]]
     assert merge_spans([[5, 6], [1, 3], [4, 4], [9, 9]]) == [[1, 6], [9, 9]]
     assert in_spans(8, [[1, 6]], after=2) and not in_spans(9, [[1, 6]], after=2)
+
+
+@pytest.mark.parametrize("offset_mm", [40.0, 120.0])
+def test_positions_sliding_with_a_move_open_no_shot(offset_mm) -> None:
+    """Balls at rest whose measured positions slide during a camera move (frames 40-55)
+    and settle ``offset_mm`` away (the new registration places them a little
+    differently): cut with the move, no shot; cut without it, the slide is a strike
+    (the protection is what keeps it out)."""
+    table = load_table("pyramid-12ft")
+    n, (a, b) = 120, (40, 55)
+    ramp = np.clip((np.arange(n) - a) / (b - a), 0.0, 1.0)[:, None] * [offset_mm, 0.3 * offset_mm]
+    paths = {
+        name: np.asarray(at, float) + ramp
+        for name, at in (
+            ("w1", (900.0, 600.0)),
+            ("w2", (2500.0, 1100.0)),
+            ("yellow", (1800.0, 400.0)),
+        )
+    }
+    rows = path_tracks(paths)
+    assert cut_tracks(rows, table, 30.0, moved=[(a, b)]).shots == ()
+    assert len(cut_tracks(rows, table, 30.0).shots) >= 1
