@@ -9,7 +9,11 @@ mapping is the calibration composed with the frame's homography onto the referen
 ``calibration.register.registered_to_table``; TRACKS.csv ``u``, ``v`` stay the video
 frame's own recorded px). A sudden jump of the picture (a knock) is recorded as a
 ``camera_moved`` event; a frame that cannot be registered goes the monitor's way
-(``camera_moved``, recalibration from the next frames, a new detector).
+(``camera_moved``, recalibration from the next frames, a new detector). Frames in which
+the picture moves (``vision.camera_motion``: the registration moving beyond its jitter,
+or no registration at all) are a state: they are unsure (no ball is born, pocketed or
+lost there, their rows are predictions), the shots stage takes no strike from them
+(:attr:`DriftWatch.moves`) and one ``camera_moved`` event spans each move (``until``).
 """
 
 from __future__ import annotations
