@@ -114,21 +114,17 @@ class DriftWatch:
 
     @property
     def events(self) -> tuple:
-        """camera_moved events (contract Event values), by frame: the monitor's and the
-        knocks', and one for every move (:attr:`moves`) without one; an event within a
-        move carries the move's last frame as ``until`` (an optional extra field)."""
+        """camera_moved events (contract Event values), by frame: one for every move
+        (:attr:`moves`), dated at its first frame, with its last frame as ``until`` (an
+        optional extra field), and the knocks' and the monitor's outside any move."""
         spans = self.moves
-        out, used = [], set()
-        for e in sorted([*self.monitor.events, *self.jumps], key=lambda e: e.frame):
-            k = next((i for i, (a, b) in enumerate(spans) if a - 1 <= e.frame <= b + 1), None)
-            if k is not None:
-                used.add(k)
-                e = Event(**{**e.model_dump(exclude_none=True), "until": spans[k][1]})
-            out.append(e)
-        for k, (a, b) in enumerate(spans):
-            if k not in used:
-                t = a / self.fps if self.fps else 0.0
-                out.append(Event(frame=a, t=round(t, 4), type=EventType.CAMERA_MOVED, until=b))
+        out = []
+        for e in [*self.monitor.events, *self.jumps]:
+            if not any(a - 1 <= e.frame <= b + 1 for a, b in spans):
+                out.append(e)
+        for a, b in spans:
+            t = a / self.fps if self.fps else 0.0
+            out.append(Event(frame=a, t=round(t, 4), type=EventType.CAMERA_MOVED, until=b))
         return tuple(sorted(out, key=lambda e: e.frame))
 
     def aligned(self, images: list[np.ndarray]) -> list[np.ndarray]:

@@ -33,7 +33,7 @@ def test_moving_camera_makes_no_strike_and_no_ball():
     for first, last in ((45, 58), (315, 340)):
         assert any(a <= first and b >= last for a, b in res.moved), res.moved
         assert any(
-            e.type == EventType.CAMERA_MOVED and e.frame <= last and e.until >= last
+            e.type == EventType.CAMERA_MOVED and e.frame <= first and e.until >= last
             for e in res.events
         ), res.events
     for state in label["rest_counts"]:
