@@ -52,6 +52,7 @@ class Event(BaseModel):
     ``by`` (skittle_down) is the ball or skittle that knocked the skittle over.
     ``impulse`` (contact, ground truth only, optional): the velocity each ball took from
     the contact (equal masses: the same size for both), mm per video frame.
+    ``until`` (camera_moved, optional): the last frame of the move; ``frame`` is its first.
     """
 
     model_config = ConfigDict(frozen=True, extra="allow", use_enum_values=False)
