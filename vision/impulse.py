@@ -250,7 +250,10 @@ def _bounded(
     vel: dict[str, MemberVelocity | None] = {pairs[0][0]: None}
     for m in members:
         xy = series.xy[series.index(m)]
-        vel[m] = member_velocity(xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR)
+        others = series.xy[[series.index(o) for o in [pairs[0][0], *members] if o != m]]
+        vel[m] = member_velocity(
+            xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR, others=others, R=R
+        )
     raw = pos
     pos = touching_positions(pos, touch, R)
     # a line of centres once every touch is one diameter: the touching pairs' RMS gap
