@@ -80,6 +80,29 @@ def test_member_velocity_needs_two_samples():
     assert member_velocity(xy, xy[0], 5.3, (SLIDE, ROLL, 0.1), 0.1, 0.01) is None
 
 
+@pytest.mark.parametrize(
+    ("v", "pull"),
+    [(1.0, 0.0), (1.0, 1.5), (1.0, 3.0), (1.5, 3.0), (3.0, 1.5), (3.0, 3.0)],
+)
+def test_member_velocity_waits_until_the_member_parted_from_its_neighbour(v, pull):
+    # a slow member leaves its neighbour (at rest, touching on its left); while the gap
+    # is under 4 mm (4 motion sigmas) its detection is pulled back toward the neighbour
+    # by up to ``pull`` mm, as a detector does with balls pressed together
+    f0, sigma, roll = 5.3, 1.0, 0.05
+    p0 = np.array([800.0, 600.0])
+    nb = np.tile(p0 - (2 * R, 0.0), (20, 1))
+    xy = p0 + np.outer(travel(v, np.arange(20) - f0, SLIDE, roll), (1.0, 0.0))
+    gap = np.linalg.norm(xy - nb, axis=1) - 2 * R
+    xy -= np.outer(pull * np.clip(1 - gap / 4.0, 0, 1) * (gap > 0), (1.0, 0.0))
+    motion = (SLIDE, roll, sigma)
+    blind = member_velocity(xy, p0, f0, motion, 1.0, 0.01)
+    got = member_velocity(xy, p0, f0, motion, 1.0, 0.01, others=nb[None], R=R)
+    assert blind is not None and got is not None
+    assert np.linalg.norm(got.v - (v, 0.0)) < 0.02
+    if pull > 0:  # the pulled first samples read the start too fast without the wait
+        assert np.linalg.norm(blind.v - (v, 0.0)) > np.linalg.norm(got.v - (v, 0.0))
+
+
 def _triangle(rows: int = 3) -> dict[str, np.ndarray]:
     """A rack of ``rows`` rows, apex at (2000, 900), opening toward +x, balls touching."""
     out = {}
