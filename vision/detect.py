@@ -84,6 +84,14 @@ def _warm_start(last: dict[tuple, BlobFit], x: int, y: int, w: int, h: int) -> d
     return {k: c + [px - x, py - y] for k, c in fit.splits.items()}
 
 
+def _mean_change(patch: np.ndarray, old: np.ndarray) -> float:
+    """``float(np.abs(patch - old).mean())`` (float32 arrays of one shape) to the bit,
+    in two calls: the float32 sum divided in float64 and rounded to float32, as numpy's
+    mean does."""
+    diff = cv2.absdiff(patch, old)
+    return float(np.float32(float(np.add.reduce(diff, axis=None)) / diff.size))
+
+
 class Detector(TileForeground, CandidateChecks):
     """Classical detector for one calibrated table and one video size.
 
@@ -136,7 +144,6 @@ class Detector(TileForeground, CandidateChecks):
         self._small: tuple[np.ndarray, np.ndarray] | None = None  # (video frame, work bbox)
         self.reused = 0  # frames answered with the last detections (nothing moved)
         self._margin = self._local_kernel.shape[0] // 2 + 2 * (self._kernel.shape[0] // 2) + 1
-        self._tile_ix: tuple | None = None  # index of the tile corners in the summed table
         self._smears = SmearMemory(table.ball_radius)  # smears that stand still: verified
         self._reset()
 
@@ -329,22 +336,20 @@ class Detector(TileForeground, CandidateChecks):
         kept with its centroid and added to a centroid-measured ball near there, fading to
         nothing :data:`SHIFT_REACH` radii away (a struck ball leaves its rest smoothly).
         ``uv`` (N,2 video px) is adjusted in place for the balls refined (``todo``)."""
-        old, keep = self._rest_shift, []
-        for k in range(len(uv)):
-            if todo[k] and sharp[k]:  # measured as at rest: its offset now (zero: none)
-                keep.append([*(uv[k] - shift[k]), *shift[k]])
-                continue
-            if not len(old):
-                continue
-            d = np.hypot(old[:, 0] - uv[k, 0], old[:, 1] - uv[k, 1])
-            j = int(np.argmin(d))
-            reach = SHIFT_REACH * float(radii[k])
-            if d[j] >= reach:
-                continue
-            if todo[k]:  # measured by the centroid near where it rested
-                uv[k] += old[j, 2:] * (1.0 - d[j] / reach)
-            keep.append(old[j])
-        self._rest_shift = np.array(keep, float).reshape(-1, 4)
+        old, n = self._rest_shift, len(uv)
+        rows, keep = np.zeros((n, 4)), todo & sharp
+        rows[keep, :2], rows[keep, 2:] = uv[keep] - shift[keep], shift[keep]  # its offset now
+        other = np.nonzero(~keep)[0]
+        if len(old) and len(other):  # each other ball's nearest rest, all at once
+            d = np.hypot(old[None, :, 0] - uv[other, None, 0], old[None, :, 1] - uv[other, None, 1])
+            j = np.argmin(d, axis=1)
+            dj = d[np.arange(len(other)), j]
+            reach = SHIFT_REACH * np.asarray(radii, float)[other]
+            near = ~(dj >= reach)
+            fix = near & todo[other]  # measured by the centroid near where it rested
+            uv[other[fix]] += old[j[fix], 2:] * (1.0 - dj[fix] / reach[fix])[:, None]
+            rows[other[near]], keep[other[near]] = old[j[near]], True
+        self._rest_shift = rows[keep]
 
     def _pack(
         self,
@@ -380,7 +385,7 @@ class Detector(TileForeground, CandidateChecks):
             x, y, w, h, _ = key
             patch = d[y - oy : y - oy + h, x - ox : x - ox + w]
             old = self._static.get(key)
-            if old is not None and float(np.abs(patch - old[0]).mean()) < STATIC_DIFF:
+            if old is not None and _mean_change(patch, old[0]) < STATIC_DIFF:
                 for k, vals in zip(idx, old[1], strict=True):
                     uv[k], score[k], ring[k], bgr[k] = vals
                     todo[k] = False

@@ -47,13 +47,7 @@ class TileForeground:
         _, hot = cv2.threshold(
             cv2.absdiff(small, self._held[0]).reshape(h, -1), CHANGE_LEVEL, 255, 0
         )
-        s = cv2.integral(hot)  # changed pixels per tile from the summed-area table
-        if self._tile_ix is None:  # the tile corners in the table (fixed for the detector)
-            ys = np.append(np.arange(0, h, TILE), h)
-            xs = np.append(np.arange(0, 3 * w, 3 * TILE), 3 * w)
-            self._tile_ix = np.ix_(ys, xs)
-        c = s[self._tile_ix]
-        tiles = (c[1:, 1:] - c[:-1, 1:] - c[1:, :-1] + c[:-1, :-1] > 0).astype(np.uint8)
+        tiles = tiles_hot(hot, TILE)
         self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
         if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
             th, tw = tiles.shape
@@ -140,6 +134,32 @@ class TileForeground:
         changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
         self._seen = (frame.image, self._ref, changed)
         return changed
+
+
+def tiles_hot(hot: np.ndarray, tile: int, ch: int = 3) -> np.ndarray:
+    """(th, tw) uint8 0/1: the ``tile`` x ``tile`` px tiles (work px; the last row and
+    column of tiles may be cut short) holding a nonzero byte of ``hot`` (h, ``ch`` w:
+    an interleaved image's rows, uint8). The rows of each tile row are folded by halves,
+    then its columns: a few cheap passes, no summed table."""
+    h, wb = hot.shape
+    th, full = -(-h // tile), h // tile
+    rows = np.empty((th, wb), np.uint8)
+    if full:
+        a = hot[: full * tile].reshape(full, tile, wb)
+        while a.shape[1] > 1:
+            k = a.shape[1] // 2
+            odd = a[:, 2 * k :]  # the row left over from an odd count
+            a = np.maximum(a[:, :k], a[:, k : 2 * k])
+            if odd.shape[1]:
+                a[:, :1] = np.maximum(a[:, :1], odd)
+        rows[:full] = a[:, 0]
+    if full < th:
+        rows[full] = hot[full * tile :].max(axis=0)
+    step = ch * tile
+    tw = -(-wb // step)
+    pad = np.zeros((th, tw * step), np.uint8)
+    pad[:, :wb] = rows
+    return (pad.reshape(th, tw, step).max(axis=2) > 0).astype(np.uint8)
 
 
 def _ink_holes(f: np.ndarray, differs: np.ndarray, most: float, blob: float) -> np.ndarray | int:

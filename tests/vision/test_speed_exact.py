@@ -1,0 +1,155 @@
+"""The detector's cheaper paths give the plain ones' values to the bit: the changed tiles
+folded by halves against the summed-area table, the static blob's mean change against
+numpy's mean, the resting balls' carried edge offsets for all balls at once against the
+rule ball by ball, and the centroid's early stop against the full iterations."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.detect import SHIFT_REACH, Detector, _mean_change
+from vision.detect_foreground import tiles_hot
+from vision.refine import _refine_one
+
+
+def _tiles_by_sums(hot: np.ndarray, tile: int, ch: int = 3) -> np.ndarray:
+    """The tiles holding a nonzero byte, from the summed-area table (the plain way)."""
+    h, wb = hot.shape
+    ys = np.append(np.arange(0, h, tile), h)
+    xs = np.append(np.arange(0, wb, ch * tile), wb)
+    c = cv2.integral(hot)[np.ix_(ys, xs)]
+    return (c[1:, 1:] - c[:-1, 1:] - c[1:, :-1] + c[:-1, :-1] > 0).astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    "h, w, tile, share",
+    [
+        (282, 525, 16, 0.001),  # a 1080p table's work box
+        (273, 508, 16, 0.01),
+        (32, 32, 16, 0.0),  # nothing changed
+        (33, 17, 16, 0.05),  # one row and one column of tiles cut short
+        (15, 5, 16, 0.2),  # smaller than a tile
+        (40, 40, 7, 0.01),  # a tile side that is no power of two
+        (9, 9, 1, 0.3),
+    ],
+)
+def test_changed_tiles_match_the_summed_table(h, w, tile, share) -> None:
+    rng = np.random.default_rng(h * w + tile)
+    for _ in range(5):
+        hot = np.where(rng.random((h, 3 * w)) < share, 255, 0).astype(np.uint8)
+        got = tiles_hot(hot, tile)
+        assert got.shape == (-(-h // tile), -(-w // tile))
+        assert np.array_equal(got, _tiles_by_sums(hot, tile))
+
+
+def test_one_changed_byte_marks_its_tile_only() -> None:
+    hot = np.zeros((40, 3 * 40), np.uint8)
+    hot[37, 3 * 20 + 2] = 255  # row 37, column 20 (its third channel)
+    got = tiles_hot(hot, 16)
+    assert np.argwhere(got).tolist() == [[2, 1]]
+
+
+@pytest.mark.parametrize("shape, spread", [((12, 9), 0.1), ((30, 41), 1.0), ((1, 1), 3.0)])
+def test_mean_change_is_numpys_mean(shape, spread) -> None:
+    rng = np.random.default_rng(7)
+    big = (rng.random((shape[0] + 4, shape[1] + 6)) * 90).astype(np.float32)
+    patch = big[2 : 2 + shape[0], 3 : 3 + shape[1]]  # a view, as in the detector
+    for _ in range(20):
+        old = (patch + rng.normal(0, spread, patch.shape)).astype(np.float32)
+        assert _mean_change(patch, old) == float(np.abs(patch - old).mean())
+
+
+def _carry_ball_by_ball(old, uv, radii, todo, sharp, shift):
+    """The carried offsets ball by ball (the rule as first written)."""
+    keep = []
+    for k in range(len(uv)):
+        if todo[k] and sharp[k]:
+            keep.append([*(uv[k] - shift[k]), *shift[k]])
+            continue
+        if not len(old):
+            continue
+        d = np.hypot(old[:, 0] - uv[k, 0], old[:, 1] - uv[k, 1])
+        j = int(np.argmin(d))
+        reach = SHIFT_REACH * float(radii[k])
+        if d[j] >= reach:
+            continue
+        if todo[k]:
+            uv[k] += old[j, 2:] * (1.0 - d[j] / reach)
+        keep.append(old[j])
+    return np.array(keep, float).reshape(-1, 4)
+
+
+class _Held:
+    """Just the state :meth:`Detector._carry_shift` reads and writes."""
+
+    def __init__(self, rest: np.ndarray) -> None:
+        self._rest_shift = rest
+
+
+@pytest.mark.parametrize("n, m", [(0, 3), (5, 0), (6, 4), (12, 9), (1, 1)])
+def test_carried_offsets_match_the_rule_ball_by_ball(n, m) -> None:
+    rng = np.random.default_rng(n * 10 + m)
+    for _ in range(50):
+        old = np.c_[rng.random((m, 2)) * 40, rng.normal(0, 1, (m, 2))]
+        uv = rng.random((n, 2)) * 40
+        radii = 6 + rng.random(n) * 6
+        todo, sharp = rng.random(n) < 0.6, rng.random(n) < 0.5
+        shift = rng.normal(0, 1, (n, 2))
+        want_uv = uv.copy()
+        want = _carry_ball_by_ball(old, want_uv, radii, todo, sharp, shift)
+        held = _Held(old.copy())
+        Detector._carry_shift(held, uv, radii, todo, sharp, shift)
+        assert np.array_equal(uv, want_uv)
+        assert held._rest_shift.shape == want.shape
+        assert np.array_equal(held._rest_shift, want)
+
+
+def _ball_scene(rng: np.random.Generator, blur: float):
+    """A white-ish ball (radius 14 px) on green cloth with noise, its plate and an
+    estimate off its centre: (img uint8, plate float32, pn, centre, estimate)."""
+    h = w = 80
+    plate = np.empty((h, w, 3), np.float32)
+    plate[:] = (40, 120, 30)
+    img = plate.copy()
+    c = np.array([40.3, 38.7]) + rng.normal(0, 1.5, 2)
+    yy, xx = np.mgrid[0:h, 0:w]
+    disk = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= 14**2).astype(np.float32)
+    if blur:
+        disk = cv2.GaussianBlur(disk, (0, 0), blur)
+    img = img + disk[..., None] * (np.array([220, 225, 230], np.float32) - img)
+    img = np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8)
+    pn = np.array([40, 120, 30], np.float32)
+    return img, plate, pn / np.linalg.norm(pn), c, c + rng.normal(0, 3, 2)
+
+
+def _refine_full_iterations(img, plate, pn, c, r, nb, thr, iters):
+    """The centroid iterations without the early stop (the plain way)."""
+    from vision.colour import plate_distance
+
+    half = int(np.ceil(1.7 * r)) + 1
+    x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
+    x1, y1 = min(img.shape[1], int(c[0]) + half + 1), min(img.shape[0], int(c[1]) + half + 1)
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    ax = np.arange(x0, x1, dtype=np.float32)[None, :]
+    ay = np.arange(y0, y1, dtype=np.float32)[:, None]
+    wgt = np.clip((plate_distance(roi, plate[y0:y1, x0:x1], pn) - 0.5 * thr) / thr, 0.0, 1.0)
+    for _ in range(iters):
+        d2 = (ay - c[1]) ** 2 + (ax - c[0]) ** 2
+        wv = np.where(d2 <= (1.3 * r) ** 2, wgt, 0.0)
+        sw = float(wv.sum())
+        if sw < 1e-6:
+            break
+        c = np.array([float(wv.sum(axis=0) @ ax[0]) / sw, float(wv.sum(axis=1) @ ay[:, 0]) / sw])
+    return c
+
+
+@pytest.mark.parametrize("seed, blur, iters", [(1, 0.0, 3), (2, 1.5, 3), (3, 3.0, 6), (4, 0, 8)])
+def test_centroid_early_stop_gives_the_full_iterations(seed, blur, iters) -> None:
+    rng = np.random.default_rng(seed)
+    img, plate, pn, _, est = _ball_scene(rng, blur)
+    want = _refine_full_iterations(img, plate, pn, est.copy(), 14.0, None, 30.0, iters)
+    got = _refine_one(img, plate, pn, est.copy(), 14.0, np.zeros((0, 2)), 30.0, iters, False)
+    assert got is not None
+    assert np.array_equal(got[0], want)
