@@ -27,6 +27,11 @@ INK_BLOB = 2.5  # ... in a blob of up to this many ball areas (a rack's gaps are
 class TileForeground:
     """Foreground, crop and change test of :class:`vision.detect.Detector` (work px)."""
 
+    # (colour distance array, list): the values of that array's regions before each
+    # write, (y0, y1, x0, x1, old values), kept for a reader of the last frame's distance
+    # (vision.streak) instead of a copy of the whole array each frame; None: not kept
+    _d_undo: tuple[np.ndarray, list] | None = None
+
     def foreground(self, img: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(work-scale colour distance, cleaned work-scale foreground mask), both cropped
         to the table's bounding box ``self._bbox`` (x, y, w, h in work px).
@@ -77,6 +82,8 @@ class TileForeground:
         )
         sub = small[Y0:Y1, X0:X1]
         dd = plate_distance(sub.astype(np.float32), self._plate_box[Y0:Y1, X0:X1], self.pn)
+        if self._d_undo is not None and self._d_undo[0] is d:
+            self._d_undo[1].append((Y0, Y1, X0, X1, d[Y0:Y1, X0:X1].copy()))
         d[Y0:Y1, X0:X1] = dd
         # relative threshold: a pixel must reach a fraction of the strongest contrast within
         # a ball radius (drops shadows, glare and halos next to a ball; splits touching balls)

@@ -73,6 +73,19 @@ def _cover_count(centres: np.ndarray, r: float, h: int, w: int) -> np.ndarray:
     return np.bincount(flat, minlength=h * w).reshape(h, w)
 
 
+def nonzero_flat(mask: np.ndarray) -> np.ndarray:
+    """Flat indices (int64, raster order) of the nonzero pixels of a C-contiguous uint8
+    ``mask``: the nonzero 8-byte words found first, then their bytes (a sparse mask:
+    a few times fewer elements looked at than byte by byte)."""
+    flat = mask.reshape(-1)
+    n8 = flat.size // 8 * 8
+    words = np.flatnonzero(flat[:n8].view(np.uint64))
+    row, col = np.nonzero(flat[:n8].reshape(-1, 8)[words])
+    pos = words[row] * 8 + col
+    tail = np.flatnonzero(flat[n8:])
+    return np.concatenate((pos, tail + n8)) if len(tail) else pos
+
+
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """``cv2.connectedComponentsWithStats(mask, connectivity=8)`` with the statistics
     computed from the foreground pixels only (many times cheaper on a sparse mask):
@@ -83,11 +96,11 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     cents = np.zeros((n, 2))
     if n <= 1:
         return n, labels, stats, cents
-    pts = cv2.findNonZero(mask).reshape(-1, 2)
-    xs, ys = pts[:, 0], pts[:, 1]
-    lab = labels[ys, xs]
+    pos = nonzero_flat(mask)  # raster order, as cv2.findNonZero's
+    ys, xs = np.divmod(pos, mask.shape[1])
+    lab = labels.reshape(-1)[pos]
     order = np.argsort(lab, kind="stable")
-    lab, xs, ys = lab[order], xs[order], ys[order]
+    lab, xs, ys = lab[order], xs[order].astype(np.int32), ys[order].astype(np.int32)
     starts = np.searchsorted(lab, np.arange(1, n))
     x0, y0 = np.minimum.reduceat(xs, starts), np.minimum.reduceat(ys, starts)
     x1, y1 = np.maximum.reduceat(xs, starts), np.maximum.reduceat(ys, starts)

@@ -75,7 +75,7 @@ class StreakWatch:
         self._prev: Detections | None = None  # the last frame's balls
         self._history: deque[Detections] = deque(maxlen=RESTED)  # the last frames' balls
         self._prev_small: np.ndarray | None = None  # the last frame's work bbox picture
-        self._prev_d: np.ndarray | None = None  # ... and its colour distance
+        self._prev_d: _Before | None = None  # ... and its colour distance
         self._lost: list[Lost] = []
         self.found = 0  # streaks added (diagnostics)
 
@@ -88,7 +88,10 @@ class StreakWatch:
         prev, prev_small, prev_d = self._prev, self._prev_small, self._prev_d
         d_now = det._held[1] if det._held is not None else None
         self._prev_small = small
-        self._prev_d = None if d_now is None else d_now.copy()
+        # the last frame's distance: this array as it was then (its regions written since
+        # undone, only where a lost ball's patch is read: most frames copy nothing)
+        self._prev_d = None if d_now is None else _Before(d_now)
+        det._d_undo = None if d_now is None else (d_now, self._prev_d.undo)
         if prev is not None and prev_d is not None:
             self._lost += self._newly_lost(det, prev, prev_d, dets)
         self._history.append(dets)
@@ -120,7 +123,7 @@ class StreakWatch:
         return out
 
     def _newly_lost(
-        self, det: Detector, prev: Detections, prev_d: np.ndarray, dets: Detections
+        self, det: Detector, prev: Detections, prev_d: _Before | np.ndarray, dets: Detections
     ) -> list[Lost]:
         """The last frame's low-contrast balls gone now in the open (work px)."""
         D = det.table.ball_mm
@@ -152,7 +155,8 @@ class StreakWatch:
                 continue  # a streak of that class is being followed
             w = (prev.uv[i] + 0.5) * s - 0.5 - [ox, oy]
             r = float(prev.radius[i]) * s
-            if _patch_mean(prev_d, w, r) >= LOW_CONTRAST * det.thr:
+            then = prev_d.array() if isinstance(prev_d, _Before) else prev_d
+            if _patch_mean(then, w, r) >= LOW_CONTRAST * det.thr:
                 continue  # a bright ball: its smear stays above the threshold
             out.append(Lost(w, None, str(c), prev.frame, r))
         return out
@@ -237,6 +241,27 @@ def _disk(r: int) -> np.ndarray:
 
 def _median_r(lost: list[Lost]) -> float:
     return float(np.median([b.r for b in lost]))
+
+
+class _Before:
+    """An array (work px) as it was when this was made: the writes made to it since are
+    logged in :attr:`undo` (y0, y1, x0, x1, old values) by the detector's foreground
+    (:attr:`vision.detect_foreground.TileForeground._d_undo`) and undone on a copy."""
+
+    def __init__(self, arr: np.ndarray) -> None:
+        self.arr, self.undo = arr, []
+        self._then: np.ndarray | None = None
+
+    def array(self) -> np.ndarray:
+        """The array's values when this was made (itself where nothing was written)."""
+        if not self.undo:
+            return self.arr
+        if self._then is None:
+            then = self.arr.copy()
+            for y0, y1, x0, x1, old in reversed(self.undo):
+                then[y0:y1, x0:x1] = old
+            self._then = then
+        return self._then
 
 
 def _patch_mean(d: np.ndarray, at: np.ndarray, r: float) -> float:

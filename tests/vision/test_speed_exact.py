@@ -1,6 +1,7 @@
 """The detector's cheaper paths give the plain ones' values to the bit: the changed tiles
 folded by halves against the summed-area table, the static blob's mean change against
-numpy's mean, the resting balls' carried edge offsets for all balls at once against the
+numpy's mean, the foreground's nonzero pixels and blob statistics against OpenCV's, the
+resting balls' carried edge offsets for all balls at once against the
 rule ball by ball, and the centroid's early stop against the full iterations."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 from vision.detect import SHIFT_REACH, Detector, _mean_change
 from vision.detect_foreground import tiles_hot
 from vision.refine import _refine_one
+from vision.split import components, nonzero_flat
 
 
 def _tiles_by_sums(hot: np.ndarray, tile: int, ch: int = 3) -> np.ndarray:
@@ -153,3 +155,36 @@ def test_centroid_early_stop_gives_the_full_iterations(seed, blur, iters) -> Non
     got = _refine_one(img, plate, pn, est.copy(), 14.0, np.zeros((0, 2)), 30.0, iters, False)
     assert got is not None
     assert np.array_equal(got[0], want)
+
+
+@pytest.mark.parametrize(
+    "h, w, share",
+    [(282, 525, 0.006), (7, 9, 0.3), (1, 5, 0.5), (13, 13, 0.05), (3, 3, 0.0), (16, 16, 1.0)],
+)
+def test_nonzero_pixels_and_blob_statistics_match_opencv(h, w, share) -> None:
+    rng = np.random.default_rng(h + w)
+    mask = (rng.random((h, w)) < share).astype(np.uint8) * 255
+    mask[h // 2 : h // 2 + 3, : min(w, 4)] = 1  # a blob of pixels that are not 255
+    assert np.array_equal(nonzero_flat(mask), np.flatnonzero(mask))
+    n, labels, stats, cents = components(mask)
+    n2, labels2, stats2, cents2 = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    stats2[0], cents2[0] = 0, 0
+    assert n == n2 and np.array_equal(labels, labels2)
+    assert np.array_equal(stats, stats2) and stats.dtype == np.int32
+    assert np.allclose(cents, cents2, rtol=0, atol=1e-9)
+
+
+def test_the_last_frames_distance_is_restored_from_the_writes_logged() -> None:
+    from vision.streak import _Before
+
+    rng = np.random.default_rng(5)
+    d = rng.random((40, 60)).astype(np.float32)
+    then = d.copy()
+    before = _Before(d)
+    assert before.array() is d  # nothing written: no copy
+    for y0, y1, x0, x1 in [(0, 10, 0, 20), (5, 30, 10, 40), (0, 40, 50, 60), (8, 12, 15, 18)]:
+        before.undo.append((y0, y1, x0, x1, d[y0:y1, x0:x1].copy()))  # as the foreground
+        d[y0:y1, x0:x1] = rng.random((y1 - y0, x1 - x0))  # logs, then writes
+    got = before.array()
+    assert got is not d and np.array_equal(got, then)
+    assert not np.array_equal(d, then)
