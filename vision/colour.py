@@ -81,6 +81,9 @@ BRIGHT_WEIGHT = 0.6  # a pure brightening (glare, projected light) counts this m
 SHADOW_DEPTH = 0.5  # shadows darken the cloth by at most this share of its brightness
 
 
+_SUM3 = np.ones((1, 3), np.float32)  # cv2.transform's row that sums three channels
+
+
 def plate_distance(img: np.ndarray, plate: np.ndarray, pn: np.ndarray) -> np.ndarray:
     """Colour distance (float32) of ``img`` from the cloth ``plate`` (both float32 BGR).
 
@@ -93,7 +96,7 @@ def plate_distance(img: np.ndarray, plate: np.ndarray, pn: np.ndarray) -> np.nda
     row = pn.reshape(1, 3).astype(np.float32)
     b = cv2.transform(diff, row)
     level = cv2.transform(plate, row)
-    sq = cv2.transform(cv2.multiply(diff, diff), np.ones((1, 3), np.float32))
+    sq = cv2.transform(cv2.multiply(diff, diff), _SUM3)
     bp, dark = cv2.max(b, 0.0), cv2.max(-b, 0.0)
     knee = SHADOW_DEPTH * level
     eff = DARK_WEIGHT * cv2.min(dark, knee) + cv2.max(dark - knee, 0.0)

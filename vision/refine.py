@@ -166,7 +166,7 @@ def _refine_one(
             near &= (d2 <= (SYMMETRIC_BEYOND * r) ** 2) | cell(c, mirrored=True)
         if cl is not None:
             near &= cl
-        if last is not None and np.array_equal(near, last):
+        if last is not None and not (near ^ last).any():
             break  # the same pixels as last time: c would not move (d2, cl are c's)
         w = wgt * near  # wgt >= 0: the same as np.where(near, wgt, 0.0), cheaper
         sw = float(w.sum())
