@@ -19,6 +19,7 @@ TILE = 16  # work px: the foreground is computed again only in tiles whose pixel
 TILE_SETTLE = 6  # ... and in the frames after it changed
 CHANGE_LEVEL = 30  # a work pixel changed: one colour channel moved more than this (8-bit)
 CHANGE_PIXELS = 2  # the picture changed: more changed work pixels than this
+COPY_RUNS = 24  # changed tiles in more runs than this are copied by one masked copy
 MARKED_BALLS = ("pool",)  # table kinds whose balls carry a white number circle
 INK_HOLE = 0.5  # ball areas: an enclosed hole up to this is a ball's printed figure ...
 INK_BLOB = 2.5  # ... in a blob of up to this many ball areas (a rack's gaps are left alone)
@@ -55,9 +56,7 @@ class TileForeground:
         tiles = tiles_hot(hot, TILE)
         self._heat = np.where(tiles > 0, TILE_SETTLE, np.maximum(self._heat - 1, 0))
         if tiles.any():  # changed tiles: their pixels are the new reference (slow drift adds up)
-            th, tw = tiles.shape
-            grid = cv2.resize(tiles, (tw * TILE, th * TILE), interpolation=cv2.INTER_NEAREST)
-            cv2.copyTo(small, grid[:h, :w], self._held[0])
+            _copy_tiles(small, self._held[0], tiles, TILE)
         dirty = (self._heat > 0).astype(np.uint8)
         if dirty.any():
             _, _, stats, _ = cv2.connectedComponentsWithStats(dirty, connectivity=8)
@@ -141,6 +140,23 @@ class TileForeground:
         changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
         self._seen = (frame.image, self._ref, changed)
         return changed
+
+
+def _copy_tiles(src: np.ndarray, dst: np.ndarray, tiles: np.ndarray, tile: int) -> None:
+    """Copy the pixels of the ``tiles`` (th, tw nonzero: ``tile`` px squares, cut short at
+    the edges) from ``src`` into ``dst`` (same shape), a run of tiles along a row at once
+    (a few runs: a ball's) or by one masked copy (many: an arm's)."""
+    ty, tx = np.nonzero(tiles)
+    cut = np.flatnonzero((np.diff(tx) != 1) | (np.diff(ty) != 0)) + 1
+    if len(cut) >= COPY_RUNS:  # many runs: one masked copy of the whole picture
+        th, tw = tiles.shape
+        grid = cv2.resize(tiles, (tw * tile, th * tile), interpolation=cv2.INTER_NEAREST)
+        cv2.copyTo(src, grid[: src.shape[0], : src.shape[1]], dst)
+        return
+    firsts, lasts = np.r_[0, cut], np.r_[cut, len(tx)] - 1
+    for y, a, b in zip(ty[firsts].tolist(), tx[firsts].tolist(), tx[lasts].tolist(), strict=True):
+        rows, cols = slice(y * tile, (y + 1) * tile), slice(a * tile, (b + 1) * tile)
+        dst[rows, cols] = src[rows, cols]
 
 
 def tiles_hot(hot: np.ndarray, tile: int, ch: int = 3) -> np.ndarray:

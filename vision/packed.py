@@ -113,11 +113,12 @@ def join_crowds(uv: np.ndarray, radii: np.ndarray, group: np.ndarray) -> np.ndar
     if crowd.all() or not crowd.any():
         return group
     uv = np.asarray(uv, float).reshape(-1, 2)
-    ci = np.nonzero(crowd)[0]
-    for k in np.nonzero(~crowd)[0]:
-        d = np.hypot(*(uv[ci] - uv[k]).T)
-        reach = JOIN * 0.5 * (radii[ci] + radii[k])
-        j = int(np.argmin(d - reach))
-        if d[j] <= reach[j]:
-            group[k] = group[ci[j]]
+    radii = np.asarray(radii, float)
+    ci, lone = np.nonzero(crowd)[0], np.nonzero(~crowd)[0]  # all lone ones at once
+    d = np.hypot(uv[ci][None, :, 0] - uv[lone, None, 0], uv[ci][None, :, 1] - uv[lone, None, 1])
+    reach = JOIN * 0.5 * (radii[ci][None, :] + radii[lone, None])
+    j = np.argmin(d - reach, axis=1)
+    rows = np.arange(len(lone))
+    join = d[rows, j] <= reach[rows, j]
+    group[lone[join]] = group[ci[j[join]]]
     return group

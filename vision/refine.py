@@ -85,8 +85,8 @@ def refine_centres(
     out = uv.astype(float).copy()
     n = len(uv)
     score, ring, bgr = np.zeros(n), np.zeros(n), np.zeros((n, 3))
-    reach = 3.0 * np.asarray(radii, float)  # neighbours lie within 3 r of a ball
-    idx = np.arange(n)
+    reach = (3.0 * np.asarray(radii, float)).tolist()  # neighbours lie within 3 r of a ball
+    skips = [False] * n if todo is None else (~np.asarray(todo, bool)).tolist()
     for p in range(passes):
         # pair distances (px), kept current: a refined ball's row and column are redone
         dx = out[:, None, 0] - out[None, :, 0]
@@ -94,10 +94,11 @@ def refine_centres(
         dist = np.sqrt(dx * dx + dy * dy)
         crowded = False
         for i in range(n):
-            skip = todo is not None and not todo[i]
+            skip = skips[i]
             if skip and crowded:
                 continue  # neither refined nor needed to tell whether any ball is crowded
-            near = (dist[i] < reach[i]) & (idx != i)
+            near = dist[i] < reach[i]
+            near[i] = False  # not its own neighbour
             has_nb = bool(near.any())
             crowded |= has_nb
             if skip or (p > 0 and not has_nb):

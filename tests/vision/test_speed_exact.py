@@ -188,3 +188,59 @@ def test_the_last_frames_distance_is_restored_from_the_writes_logged() -> None:
     got = before.array()
     assert got is not d and np.array_equal(got, then)
     assert not np.array_equal(d, then)
+
+
+def _join_one_by_one(uv, radii, group):
+    """A lone candidate joins its nearest crowd within reach, one at a time (plain)."""
+    from vision.packed import CROWD, JOIN
+
+    group = np.asarray(group).copy()
+    if len(group) < CROWD + 1:
+        return group
+    _, inv, counts = np.unique(group, return_inverse=True, return_counts=True)
+    crowd = counts[inv] >= CROWD
+    if crowd.all() or not crowd.any():
+        return group
+    ci = np.nonzero(crowd)[0]
+    for k in np.nonzero(~crowd)[0]:
+        d = np.hypot(*(uv[ci] - uv[k]).T)
+        reach = JOIN * 0.5 * (radii[ci] + radii[k])
+        j = int(np.argmin(d - reach))
+        if d[j] <= reach[j]:
+            group[k] = group[ci[j]]
+    return group
+
+
+@pytest.mark.parametrize("n, groups, spread", [(3, 2, 100), (6, 2, 60), (10, 3, 120), (13, 4, 80)])
+def test_lone_candidates_join_crowds_as_one_by_one(n, groups, spread) -> None:
+    from vision.packed import join_crowds
+
+    rng = np.random.default_rng(n * groups)
+    joined = 0
+    for _ in range(100):
+        uv = rng.random((n, 2)) * spread
+        radii = 8 + rng.random(n) * 4
+        group = rng.integers(0, groups, n)
+        want = _join_one_by_one(uv, radii, group)
+        got = join_crowds(uv, radii, group)
+        assert np.array_equal(got, want)
+        joined += int((want != group).sum())
+    assert joined > 0 or n <= 3  # the cases do join lone candidates
+
+
+@pytest.mark.parametrize("share", [0.02, 0.1, 0.5, 1.0])
+@pytest.mark.parametrize("h, w, tile", [(282, 525, 16), (33, 47, 16), (20, 20, 5)])
+def test_changed_tiles_are_copied_as_by_the_masked_copy(h, w, tile, share) -> None:
+    from vision.detect_foreground import _copy_tiles
+
+    rng = np.random.default_rng(int(share * 100) + h)
+    th, tw = -(-h // tile), -(-w // tile)
+    tiles = (rng.random((th, tw)) < share).astype(np.uint8)
+    tiles[0, 0] = 1
+    src = rng.integers(0, 255, (h, w, 3)).astype(np.uint8)
+    dst = rng.integers(0, 255, (h, w, 3)).astype(np.uint8)
+    want = dst.copy()
+    grid = cv2.resize(tiles, (tw * tile, th * tile), interpolation=cv2.INTER_NEAREST)
+    cv2.copyTo(src, grid[:h, :w], want)
+    _copy_tiles(src, dst, tiles, tile)
+    assert np.array_equal(dst, want)
