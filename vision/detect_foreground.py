@@ -137,7 +137,8 @@ class TileForeground:
             return self._seen[2]
         diff = cv2.absdiff(self._crop(frame.image), self._ref)
         _, hot = cv2.threshold(diff.reshape(diff.shape[0], -1), CHANGE_LEVEL, 255, 0)
-        changed = cv2.countNonZero(cv2.bitwise_and(hot, self._region3)) > CHANGE_PIXELS
+        # the changed bytes inside the surface: their sum (255 each) under the region's mask
+        changed = round(cv2.norm(hot, cv2.NORM_L1, self._region3) / 255) > CHANGE_PIXELS
         self._seen = (frame.image, self._ref, changed)
         return changed
 

@@ -244,3 +244,15 @@ def test_changed_tiles_are_copied_as_by_the_masked_copy(h, w, tile, share) -> No
     cv2.copyTo(src, grid[:h, :w], want)
     _copy_tiles(src, dst, tiles, tile)
     assert np.array_equal(dst, want)
+
+
+@pytest.mark.parametrize("share, inside", [(0.0, 0.9), (0.001, 0.9), (0.05, 0.5), (1.0, 1.0)])
+def test_changed_bytes_inside_by_masked_norm_as_by_and_then_count(share, inside) -> None:
+    """The change test's count (vision.detect_foreground: the thresholded bytes' L1 norm
+    under the region's mask over 255) is the count of the bytes set in both."""
+    rng = np.random.default_rng(int(share * 1000))
+    hot = np.where(rng.random((282, 3 * 525)) < share, 255, 0).astype(np.uint8)
+    region = np.where(rng.random((282, 525)) < inside, 255, 0).astype(np.uint8)
+    region3 = np.repeat(region, 3, axis=1)
+    want = cv2.countNonZero(cv2.bitwise_and(hot, region3))
+    assert round(cv2.norm(hot, cv2.NORM_L1, region3) / 255) == want
