@@ -77,23 +77,16 @@ class ContactFinders:
         early = sorted(
             (c for c in comp if abs(starts.get(c, 1e18) - m.start_f) <= 2.0), key=starts.get
         )
+
+        def solve(striker: str, c: str) -> list[RackContact]:
+            """The rack's contacts when ``striker`` hit member ``c``."""
+            args = (starts[c], comp, rest, self.R, tol, thr, starts.get(striker))
+            return rack_contacts(self.s, striker, c, *args, self._motion())
+
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
             if p is not None:
-                found = rack_contacts(
-                    self.s,
-                    p[0],
-                    c,
-                    starts[c],
-                    comp,
-                    rest,
-                    self.R,
-                    tol,
-                    thr,
-                    starts.get(p[0]),
-                    self._motion(),
-                )
-                return set(comp), found
+                return set(comp), solve(p[0], c)
         # a start dated a little early misses the partner by more than its tolerance:
         # the moving ball that came nearest to a member that started then
         best: tuple[float, str, str] | None = None
@@ -114,19 +107,7 @@ class ContactFinders:
         if best is None:
             return None
         _, striker, c = best
-        return set(comp), rack_contacts(
-            self.s,
-            striker,
-            c,
-            starts[c],
-            comp,
-            rest,
-            self.R,
-            tol,
-            thr,
-            starts.get(striker),
-            self._motion(),
-        )
+        return set(comp), solve(striker, c)
 
     def _motion(self) -> tuple[float, float, float]:
         """(position noise of a ball in motion, mm; rolling deceleration, mm/frame^2;
