@@ -375,17 +375,22 @@ def _job(args: tuple[int, int, str | None, bool]) -> dict[str, np.ndarray]:
     return scene_patches(*args)
 
 
+def render_all(job, work: list[tuple], jobs: int = 1) -> dict[str, np.ndarray]:
+    """``job`` (a module-level function: one scene's arrays by name) run on every item of
+    ``work``, on ``jobs`` processes, and its arrays concatenated in ``work``'s order."""
+    if jobs > 1:
+        with Pool(jobs) as pool:
+            parts = pool.map(job, work, chunksize=1)
+    else:
+        parts = [job(a) for a in work]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
 def build(
     seeds: list[int], frames: int, jobs: int = 1, only: str | None = None, crowd: bool = False
 ) -> dict[str, np.ndarray]:
     """Concatenated patches of the scenes ``seeds``."""
-    work = [(s, frames, only, crowd) for s in seeds]
-    if jobs > 1:
-        with Pool(jobs) as pool:
-            parts = pool.map(_job, work, chunksize=1)
-    else:
-        parts = [_job(a) for a in work]
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return render_all(_job, [(s, frames, only, crowd) for s in seeds], jobs)
 
 
 def main() -> None:

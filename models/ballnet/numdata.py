@@ -46,7 +46,15 @@ import cv2
 import numpy as np
 
 from contract.tables import load_table
-from models.ballnet.dataset import CLOTHS, _actors, _positions, ball_view, crowd_set, facing_rot
+from models.ballnet.dataset import (
+    CLOTHS,
+    _actors,
+    _positions,
+    ball_view,
+    crowd_set,
+    facing_rot,
+    render_all,
+)
 from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
 from synth.render_samples import random_rot
@@ -331,12 +339,7 @@ def main() -> None:
             print(f"{a.sheet}_{h}.png")
         return
     work = [(s, a.frames, a.hard, a.height) for s in range(a.seed, a.seed + a.scenes)]
-    if a.jobs > 1:
-        with Pool(a.jobs) as pool:
-            parts = pool.map(_job, work, chunksize=1)
-    else:
-        parts = [_job(w) for w in work]
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    data = render_all(_job, work, a.jobs)
     np.savez_compressed(a.out, **data)
     num = data["number"]
     print(f"{a.out}: {len(num)} patches, readable {int((num > 0).sum())}")

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from contract.tables import load_table
-from models.ballnet.dataset import CLOTHS, ball_view, facing_rot
+from models.ballnet.dataset import CLOTHS, ball_view, facing_rot, render_all
 from models.ballnet.numdata import SIZES_BY_HEIGHT, tilt_deg
 from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
@@ -280,14 +280,7 @@ def main() -> None:
         print(json.dumps(res))
         return
     work = [(s, a.frames, a.height) for s in range(a.seed, a.seed + a.scenes)]
-    if a.jobs > 1:
-        from multiprocessing import Pool
-
-        with Pool(a.jobs) as pool:
-            parts = pool.map(_job, work, chunksize=1)
-    else:
-        parts = [_job(w) for w in work]
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    data = render_all(_job, work, a.jobs)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(a.out, **data)
     seen = int(data["visible"].any(axis=1).sum())
