@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.vision.test_numbers import R_PX, look
 from vision.numbers import (
     P_POOL,
     P_VIEW,
@@ -16,15 +17,6 @@ from vision.numbers import (
     NumberVote,
     assign_numbers,
 )
-
-R_PX = 15.0  # ball radius, video px
-
-
-def look(n: int, p: float) -> np.ndarray:
-    """Log-probabilities (16,) of one look that reads ``n`` (0: none readable) with ``p``."""
-    out = np.full(16, (1 - p) / 15)
-    out[n] = p
-    return np.log(out / out.sum())
 
 
 def test_step_is_the_pixels_moved_since_the_last_call():
