@@ -102,6 +102,24 @@ agreeing, ``AGREE``): the frames of a slowly rolling ball are several looks at i
 each turned a little (held-out sequences: 0 wrong, ``models/ballnet/README.md``)."""
 POOL_LOOKS = 4
 """Looks a track needs before its pooled mean counts (``P_POOL``)."""
+P_GEO = 0.5
+"""A track whose looks' *geometric* mean, the softmax of the mean of their floored
+``log p(n | readable)`` (:meth:`NumberVote.geo`), reaches this for one number over at least
+``GEO_LOOKS`` looks takes it (views agreeing, ``AGREE``). The floor (``FLOOR``) caps it
+under 0.78: one look far off cannot veto, and no number reaches the cap unless every look
+names it."""
+GEO_LOOKS = 4
+"""Looks a track needs before its geometric mean counts (``P_GEO``)."""
+P_REST_GEO = 0.85
+"""A view at rest read in at least ``REST_LOOKS`` frames whose geometric mean (softmax of
+the mean of its frames' unfloored ``log p(n | readable)``) reaches this for one number is
+sure by itself: frames that disagree (a figure read 1 and 2 by turns) pull it down."""
+VIEW_LOOKS = 3
+"""Frames of one view the tracker reads (a view at rest: ``REST_LOOKS``); only these count
+toward the view's evidence, the pooled and the geometric means."""
+REST_LOOKS = 6
+"""Frames of one view at rest the tracker reads (each with its own sensor noise and
+compression; the same pose) and that ``P_REST_GEO`` needs."""
 
 
 class NumberReader:
@@ -203,14 +221,14 @@ class NumberReader:
         return logp
 
 
-def evidence(logp: np.ndarray) -> np.ndarray | None:
+def evidence(logp: np.ndarray, floor: float = FLOOR) -> np.ndarray | None:
     """Per-number log-likelihood (15,) of one look, ``log p(n | readable)`` floored at
-    ``FLOOR``; None when the net thinks no number is readable."""
+    ``floor``; None when the net thinks no number is readable."""
     logp = np.asarray(logp, float)
     if np.exp(logp[0]) >= READABLE_P:
         return None
     cond = logp[1:] - np.log(max(1e-12, 1.0 - np.exp(logp[0])))
-    return np.maximum(cond, FLOOR)
+    return np.maximum(cond, floor)
 
 
 @dataclass
@@ -225,6 +243,10 @@ class NumberVote:
     peak: np.ndarray = field(default_factory=lambda: np.zeros(15))  # best view mean p(n)
     peak_rest: np.ndarray = field(default_factory=lambda: np.zeros(15))  # the same, at rest
     pooled: np.ndarray = field(default_factory=lambda: np.zeros(15))  # sum of looks' p(n)
+    logsum: np.ndarray = field(default_factory=lambda: np.zeros(15))  # looks' log p(n), floored
+    rest_geo: np.ndarray = field(default_factory=lambda: np.zeros(15))  # best rest view's
+    _view_lg: np.ndarray = field(default_factory=lambda: np.zeros(15))  # unfloored log p(n)
+    _view_lg_n: int = 0  # looks in ``_view_lg``
     _view_p: np.ndarray = field(default_factory=lambda: np.zeros(15))
     _view_n: int = 0
     best_sure: np.ndarray = field(default_factory=lambda: np.zeros(15, int))  # sure views'
@@ -254,20 +276,25 @@ class NumberVote:
         self._frames_in_view += 1
         e = evidence(logp)
         if e is not None:
+            self._view_lg = self._view_lg + evidence(logp, np.log(1e-12))
+            self._view_lg_n += 1
+        if e is not None and self._frames_in_view <= VIEW_LOOKS:  # later looks: rest only
             self._view_sum += e
             self._view_p += np.exp(e)
             self._view_n += 1
             self.looks += 1
             self.pooled = self.pooled + np.exp(e)
+            self.logsum = self.logsum + e
 
     def wants_look(
-        self, uv: np.ndarray, radius_px: float, per_view: int = 3, still: bool = False
+        self, uv: np.ndarray, radius_px: float, per_view: int = VIEW_LOOKS, still: bool = False
     ) -> bool:
         """True when a look at ``uv`` (video px) could add something: a new view (moved
         on, or come to rest), or fewer than ``per_view`` frames looked at in this one."""
         if self._anchor is None or (still and not self._view_still):
             return True
         moved = np.hypot(*(np.asarray(uv, float) - self._anchor)) > VIEW_RADII * radius_px
+        per_view = max(per_view, REST_LOOKS) if self._view_still else per_view
         return bool(moved) or self._frames_in_view < per_view
 
     def _close(self) -> None:
@@ -282,8 +309,10 @@ class NumberVote:
             self.peak = np.maximum(self.peak, vp)
             if self._view_still:
                 self.peak_rest = np.maximum(self.peak_rest, vp)
+            self.rest_geo = np.maximum(self.rest_geo, self._open_rest_geo())
             self.views += 1
         self._view_sum, self._view_n, self._frames_in_view = np.zeros(15), 0, 0
+        self._view_lg, self._view_lg_n = np.zeros(15), 0
         self._view_p, self._view_still = np.zeros(15), False
 
     def scores(self) -> tuple[np.ndarray, int]:
@@ -305,6 +334,19 @@ class NumberVote:
             return np.maximum(self.peak_rest, self._view_p / self._view_n)
         return self.peak_rest
 
+    def _open_rest_geo(self) -> np.ndarray:
+        """The open view's geometric mean (15,) when it is at rest with ``REST_LOOKS``
+        readable looks, else zeros."""
+        if not self._view_still or self._view_lg_n < REST_LOOKS:
+            return np.zeros(15)
+        m = self._view_lg / self._view_lg_n
+        e = np.exp(m - m.max())
+        return e / e.sum()
+
+    def rest_geos(self) -> np.ndarray:
+        """Per number (15,) the highest geometric mean of one view at rest (``P_REST_GEO``)."""
+        return np.maximum(self.rest_geo, self._open_rest_geo())
+
     def agreement(self) -> np.ndarray:
         """Share (15,) of the sure readable views (``SURE_VIEW_P``; all readable views
         when none is sure), the open one included, whose best number is each number."""
@@ -317,6 +359,15 @@ class NumberVote:
         if sure.sum():
             best = sure
         return best / max(1, int(best.sum()))
+
+    def geo(self) -> np.ndarray:
+        """Per number (15,) the geometric mean of the looks: softmax of the mean of their
+        floored ``log p(n | readable)`` (zeros before the first readable look)."""
+        if not self.looks:
+            return np.zeros(15)
+        m = self.logsum / self.looks
+        e = np.exp(m - m.max())
+        return e / e.sum()
 
     def posterior(self) -> np.ndarray:
         """Posterior (15,) over numbers 1..15 from a flat prior."""
@@ -350,6 +401,7 @@ def assign_numbers(
         if v.scores()[1] >= MIN_VIEWS
         or float(v.peaks().max()) >= P_VIEW
         or float(v.peaks_rest().max()) >= P_VIEW_REST
+        or float(v.rest_geos().max()) >= P_REST_GEO
     ]
     if not keys:
         return {}
@@ -358,16 +410,21 @@ def assign_numbers(
     agree = np.array([votes[k].agreement() for k in keys])[:, cols]
     peak = np.array([votes[k].peaks() for k in keys])[:, cols]
     rest = np.array([votes[k].peaks_rest() for k in keys])[:, cols]
+    rgeo = np.array([votes[k].rest_geos() for k in keys])[:, cols]
     many = np.array([votes[k].scores()[1] >= MIN_VIEWS for k in keys])
     pool = np.array([votes[k].pooled / max(1, votes[k].looks) for k in keys])[:, cols]
     pool_ok = np.array([votes[k].looks >= POOL_LOOKS for k in keys]) & many
+    geo = np.array([votes[k].geo() for k in keys])[:, cols]
+    geo_ok = np.array([votes[k].looks >= GEO_LOOKS for k in keys]) & many
     cost = -np.log(np.maximum(post, 1e-12))
     rows, cs = linear_sum_assignment(cost)
     out = {}
     for r, c in zip(rows, cs, strict=True):
         one = peak[r, c] >= P_VIEW or rest[r, c] >= P_VIEW_REST  # one view sure enough
+        one = one or rgeo[r, c] >= P_REST_GEO  # one view at rest, its frames combined
         pooled = pool_ok[r] and pool[r, c] >= P_POOL  # many looks, on average sure enough
-        sure = (many[r] and post[r, c] >= p_sure) or one or pooled
+        geom = geo_ok[r] and geo[r, c] >= P_GEO  # the looks' geometric mean sure enough
+        sure = (many[r] and post[r, c] >= p_sure) or one or pooled or geom
         n = free[c]
         if sure and agree[r, c] >= AGREE:  # sure, and the views agree
             out[keys[r]] = n

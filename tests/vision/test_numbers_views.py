@@ -8,10 +8,14 @@ import pytest
 
 from tests.vision.test_numbers import R_PX, look
 from vision.numbers import (
+    GEO_LOOKS,
+    P_GEO,
     P_POOL,
+    P_REST_GEO,
     P_VIEW,
     P_VIEW_REST,
     READ_STEP_RADII,
+    REST_LOOKS,
     STILL_RADII,
     SURE_VIEW_P,
     NumberVote,
@@ -37,7 +41,7 @@ def test_a_ball_that_comes_to_rest_opens_a_new_view():
     assert v.wants_look(at, R_PX, still=True)  # at rest now: a new face
     v.add(look(9, 0.95), at, R_PX, still=True)
     assert v.scores()[1] == 2
-    for _ in range(2):
+    for _ in range(REST_LOOKS - 1):
         v.add(look(9, 0.95), at, R_PX, still=True)
     assert not v.wants_look(at, R_PX, still=True)  # the rest view is read enough
     assert v.scores()[1] == 2
@@ -102,7 +106,9 @@ def look2(a: int, pa: float, b: int, pb: float) -> np.ndarray:
         # two views read 5 at 0.85 and one leans 6: the posterior stays under 0.9 (0.84),
         # no view reaches 0.95, but the six looks average p(5) 0.72: 5 (P_POOL)
         ((6, 0.5, 5, 0.45), 5),
-        ((6, 0.6, 5, 0.35), None),  # on average 0.69: unsure
+        # on average 0.69, under P_POOL, but the looks' geometric mean of 5 is 0.59 (P_GEO)
+        ((6, 0.6, 5, 0.35), 5),
+        ((6, 0.9, 5, 0.05), None),  # a sure 6 against two 5s: geometric mean 0.41, unsure
     ],
 )
 def test_a_rolling_balls_looks_pooled(third_view, want):
@@ -116,8 +122,50 @@ def test_a_rolling_balls_looks_pooled(third_view, want):
     assert assign_numbers({1: v}, set()) == ({} if want is None else {1: want})
 
 
+@pytest.mark.parametrize(
+    "reads, want",
+    [
+        # every look names 5 (6 second), none sure: geometric mean 0.52, posterior 0.79
+        ([(5, 0.6, 6, 0.3)] * GEO_LOOKS, 5),
+        ([(5, 0.6, 6, 0.3)] * (GEO_LOOKS - 1), None),  # too few looks
+        ([(5, 0.55, 6, 0.35)] * GEO_LOOKS, None),  # 0.48: under P_GEO
+        ([(5, 0.65, 6, 0.3)] * (GEO_LOOKS - 1) + [(6, 0.65, 5, 0.3)], None),  # one names 6
+        ([(5, 0.5, 6, 0.4)] * 6, None),  # many unsure looks stay unsure: 0.43
+    ],
+)
+def test_a_rolling_balls_looks_by_their_geometric_mean(reads, want):
+    """Each look a view of its own (10 px apart, 2/3 of a radius); no view sure, the
+    posterior under 0.9 and the looks' mean under P_POOL: only P_GEO can decide."""
+    v = NumberVote()
+    for k, r in enumerate(reads):
+        v.add(look2(*r), np.array([100.0 + 10 * k, 200.0]), R_PX)
+    assert v.peaks().max() < P_VIEW and v.posterior().max() < 0.9
+    assert v.pooled.max() / v.looks < P_POOL
+    assert assign_numbers({1: v}, set()) == ({} if want is None else {1: want})
+
+
+@pytest.mark.parametrize(
+    "ps, want",
+    [
+        ([0.87] * REST_LOOKS, 7),  # REST_LOOKS frames at rest, geometric mean 0.88
+        ([0.87] * (REST_LOOKS - 1), None),  # too few frames yet
+        ([0.83] * REST_LOOKS, None),  # under P_REST_GEO
+        ([0.87] * (REST_LOOKS - 1) + [0.3], None),  # one frame far less sure pulls it down
+        ([0.92], 7),  # one frame sure enough by itself (P_VIEW_REST)
+    ],
+)
+def test_a_view_at_rest_by_its_frames_geometric_mean(ps, want):
+    v = NumberVote()
+    at = np.array([100.0, 200.0])
+    for p in ps:
+        v.add(look(7, p), at, R_PX, still=True)
+    assert assign_numbers({1: v}, set()) == ({} if want is None else {1: want})
+
+
 def test_thresholds_are_sane():
     assert 0.5 < P_POOL < P_VIEW_REST <= P_VIEW < 1
+    assert 0.5 < P_REST_GEO < P_VIEW_REST and 0 < P_GEO < 0.78  # 0.78: the floor's cap
+    assert GEO_LOOKS >= 2 and REST_LOOKS >= 2
     assert 0 < STILL_RADII < 0.1 and 0 < SURE_VIEW_P < 1
 
 
