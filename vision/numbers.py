@@ -114,6 +114,11 @@ P_REST_GEO = 0.85
 """A view at rest read in at least ``REST_LOOKS`` frames whose geometric mean (softmax of
 the mean of its frames' unfloored ``log p(n | readable)``) reaches this for one number is
 sure by itself: frames that disagree (a figure read 1 and 2 by turns) pull it down."""
+GEO_MIN_RADIUS_PX = 11.5
+"""Only looks at balls of at least this radius (video px) enter the geometric means
+(``P_GEO``, ``P_REST_GEO``): they were measured at 1080p (13-16 px); at 720p (10-10.6 px,
+read only below the tracker's default floor) they read 2 of the bench's 31 ball-shots
+wrong."""
 VIEW_LOOKS = 3
 """Frames of one view the tracker reads (a view at rest: ``REST_LOOKS``); only these count
 toward the view's evidence, the pooled and the geometric means."""
@@ -244,6 +249,7 @@ class NumberVote:
     peak_rest: np.ndarray = field(default_factory=lambda: np.zeros(15))  # the same, at rest
     pooled: np.ndarray = field(default_factory=lambda: np.zeros(15))  # sum of looks' p(n)
     logsum: np.ndarray = field(default_factory=lambda: np.zeros(15))  # looks' log p(n), floored
+    geo_looks: int = 0  # looks in ``logsum``
     rest_geo: np.ndarray = field(default_factory=lambda: np.zeros(15))  # best rest view's
     _view_lg: np.ndarray = field(default_factory=lambda: np.zeros(15))  # unfloored log p(n)
     _view_lg_n: int = 0  # looks in ``_view_lg``
@@ -275,7 +281,8 @@ class NumberVote:
         self._view_still = self._view_still or still
         self._frames_in_view += 1
         e = evidence(logp)
-        if e is not None:
+        geo = e is not None and radius_px >= GEO_MIN_RADIUS_PX
+        if geo:
             self._view_lg = self._view_lg + evidence(logp, np.log(1e-12))
             self._view_lg_n += 1
         if e is not None and self._frames_in_view <= VIEW_LOOKS:  # later looks: rest only
@@ -284,7 +291,8 @@ class NumberVote:
             self._view_n += 1
             self.looks += 1
             self.pooled = self.pooled + np.exp(e)
-            self.logsum = self.logsum + e
+            if geo:
+                self.logsum, self.geo_looks = self.logsum + e, self.geo_looks + 1
 
     def wants_look(
         self, uv: np.ndarray, radius_px: float, per_view: int = VIEW_LOOKS, still: bool = False
@@ -363,9 +371,9 @@ class NumberVote:
     def geo(self) -> np.ndarray:
         """Per number (15,) the geometric mean of the looks: softmax of the mean of their
         floored ``log p(n | readable)`` (zeros before the first readable look)."""
-        if not self.looks:
+        if not self.geo_looks:
             return np.zeros(15)
-        m = self.logsum / self.looks
+        m = self.logsum / self.geo_looks
         e = np.exp(m - m.max())
         return e / e.sum()
 
@@ -415,7 +423,7 @@ def assign_numbers(
     pool = np.array([votes[k].pooled / max(1, votes[k].looks) for k in keys])[:, cols]
     pool_ok = np.array([votes[k].looks >= POOL_LOOKS for k in keys]) & many
     geo = np.array([votes[k].geo() for k in keys])[:, cols]
-    geo_ok = np.array([votes[k].looks >= GEO_LOOKS for k in keys]) & many
+    geo_ok = np.array([votes[k].geo_looks >= GEO_LOOKS for k in keys]) & many
     cost = -np.log(np.maximum(post, 1e-12))
     rows, cs = linear_sum_assignment(cost)
     out = {}

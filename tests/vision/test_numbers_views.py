@@ -9,6 +9,7 @@ import pytest
 from tests.vision.test_numbers import R_PX, look
 from vision.numbers import (
     GEO_LOOKS,
+    GEO_MIN_RADIUS_PX,
     P_GEO,
     P_POOL,
     P_REST_GEO,
@@ -142,6 +143,20 @@ def test_a_rolling_balls_looks_by_their_geometric_mean(reads, want):
     assert v.peaks().max() < P_VIEW and v.posterior().max() < 0.9
     assert v.pooled.max() / v.looks < P_POOL
     assert assign_numbers({1: v}, set()) == ({} if want is None else {1: want})
+
+
+@pytest.mark.parametrize("radius_px, want", [(GEO_MIN_RADIUS_PX, 5), (10.0, None)])
+def test_small_balls_looks_stay_out_of_the_geometric_means(radius_px, want):
+    """720p balls (10 px) are read only below the tracker's default floor; the geometric
+    means, measured at 1080p, do not decide for them (rolling nor at rest)."""
+    v = NumberVote()
+    for k in range(GEO_LOOKS):
+        v.add(look2(5, 0.6, 6, 0.3), np.array([100.0 + radius_px * k, 200.0]), radius_px)
+    assert assign_numbers({1: v}, set()) == ({} if want is None else {1: want})
+    rest = NumberVote()
+    for _ in range(REST_LOOKS):
+        rest.add(look(7, 0.87), np.array([100.0, 200.0]), radius_px, still=True)
+    assert assign_numbers({1: rest}, set()) == ({} if want is None else {1: 7})
 
 
 @pytest.mark.parametrize(
