@@ -47,8 +47,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true")
     r.add_argument(
         "--read-numbers",
-        action="store_true",
-        help="read white pyramid balls' numbers into their ids (experimental: some misreads)",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read white pyramid balls' numbers into their ids (default: on for "
+        "pyramid-classic, whose points are the ball numbers; off otherwise)",
     )
 
     c = sub.add_parser("calibrate", help="find the table in a video or image, write CALIB.json")

@@ -383,6 +383,13 @@ def _judged(match: Match) -> Match:
     return judged
 
 
+def reads_numbers(game: str, flag: bool | None) -> bool:
+    """Whether the replay reads white balls' numbers: ``flag`` when given
+    (``--read-numbers`` / ``--no-read-numbers``), else only for classic pyramid, where a
+    pocketed ball scores its number (the referee corrects what is unread or misread)."""
+    return game == "pyramid-classic" if flag is None else flag
+
+
 def run_cli(args: argparse.Namespace) -> int:
     """``tablemon replay``: exit 0 when the outputs were written. The replay streams
     (:func:`stream_video`): its memory does not grow with the video's length."""
@@ -396,7 +403,7 @@ def run_cli(args: argparse.Namespace) -> int:
         args.annotated,
         progress=not args.no_progress,
         reference=reference,
-        read_numbers=getattr(args, "read_numbers", False),
+        read_numbers=reads_numbers(args.game, getattr(args, "read_numbers", None)),
     )
     if res.truncated:
         print(

@@ -126,12 +126,22 @@ def test_replay_calibrates_automatically_without_calibration_file(clip, tmp_path
     assert {"yellow", "w1", "w2"} <= set(tracks.ids())
 
 
-@pytest.mark.parametrize(("flag", "expect_ids", "images"), [(False, "w1", 0), (True, "7", N)])
+@pytest.mark.parametrize(
+    ("game", "flag", "expect_ids", "images"),
+    [
+        ("pyramid-classic", "--no-read-numbers", "w1", 0),
+        ("pyramid-classic", "--read-numbers", "7", N),
+        ("pyramid-classic", None, "7", N),  # classic scores ball numbers: read by default
+        ("pyramid-free", None, "w1", 0),
+        ("pyramid-free", "--read-numbers", "7", N),
+    ],
+)
 def test_replay_read_numbers_hands_frames_to_the_reader_and_renames(
-    clip, monkeypatch, flag, expect_ids, images
+    clip, monkeypatch, game, flag, expect_ids, images
 ):
     """``--read-numbers``: the tracker gets every frame's picture and a ball read as 7 is
-    written under id ``7`` from its first row (contract §3); without it, ids stay ``wN``."""
+    written under id ``7`` from its first row (contract §3); without it, ids stay ``wN``.
+    Without either flag, only classic pyramid reads."""
     from vision.track import Tracker
 
     d, _ = clip
@@ -144,10 +154,10 @@ def test_replay_read_numbers_hands_frames_to_the_reader_and_renames(
 
     monkeypatch.setattr(Tracker, "update", spy)
     monkeypatch.setattr(Tracker, "renames", lambda self: {"w1": "7"})
-    out = d / f"numbers-{flag}.csv"
-    argv = ["replay", str(d / "clip.avi"), "--game", "pyramid-classic"]
-    argv += ["--calibration", str(d / "calib.json"), "--out", str(d / f"n{flag}.json")]
-    argv += ["--tracks", str(out), "--no-progress"] + (["--read-numbers"] if flag else [])
+    out = d / f"numbers-{game}-{flag}.csv"
+    argv = ["replay", str(d / "clip.avi"), "--game", game]
+    argv += ["--calibration", str(d / "calib.json"), "--out", str(d / f"n{game}{flag}.json")]
+    argv += ["--tracks", str(out), "--no-progress"] + ([flag] if flag else [])
     assert main(argv) == 0
     ids = set(read_tracks(out).ids())
     assert sum(seen) == images
