@@ -183,9 +183,14 @@ class ContactFinders:
             self.settings.decel,
             frozenset([moves[0].ball]),  # the cue ball: its spin unknown
         )
+        named = list(contacts)  # by the other finders
         for c in found:
             key = frozenset((c.a, c.b))
-            if any(k == key and abs(c.f - g) < 3.0 for g, k in contacts):
+            # a repeat the scan split off a run is its own evidence (read clear of the
+            # touch before it, against a raised threshold): only other finders' contacts
+            # of the pair hide it (two balls pushed along together, a spinning cue ball
+            # knocking the ball ahead again 2-3 frames on)
+            if any(k == key and abs(c.f - g) < 3.0 for g, k in (named if c.repeat else contacts)):
                 continue
             ia, ib = self.s.index(c.a), self.s.index(c.b)
             if untouched(self.s, ia, ib, c.f, self.R, sig) or untouched(

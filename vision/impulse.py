@@ -240,13 +240,19 @@ def _bounded(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each pair's impulse (mm/frame) and its low quantile over the explanations of the
     members' velocities within their noise (:func:`vision.rack_solve.solve_rack`). The
-    members' velocities are read over several frames from their rest positions
-    ``pos`` (mm), misplaced by about the RMS of the touching pairs' gaps; the lines of
-    centres from those positions put one diameter apart. The striker's own change is
-    left out: its spin turns it in the frames after."""
+    rest positions ``pos`` (mm, as read: a pressed ball's centre pulled a mm or two
+    toward its neighbours) are first put one diameter apart
+    (:func:`vision.rack_solve.touching_positions`); the members' velocities are read
+    over several frames from those, anchored within the RMS of the touching pairs' gaps
+    (on the synthetic 720p break the positions as read were up to 3 mm off, put to
+    touching 0.3 mm, and the pull bent a slow member's start by 0.6 mm/frame), and the
+    lines of centres are read from them too. The striker's own change is left out: its
+    spin turns it in the frames after."""
     sigma, roll, sigma_rest = motion
     touch = [p for p in pairs[1:] if np.linalg.norm(pos[p[0]] - pos[p[1]]) - 2 * R < tol]
     anchor = max(angle_sigma(pos, touch, R) * 2 * R, sigma_rest)  # RMS gap, mm
+    raw = pos
+    pos = touching_positions(pos, touch, R)
     vel: dict[str, MemberVelocity | None] = {pairs[0][0]: None}
     for m in members:
         xy = series.xy[series.index(m)]
@@ -254,8 +260,6 @@ def _bounded(
         vel[m] = member_velocity(
             xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR, others=others, R=R
         )
-    raw = pos
-    pos = touching_positions(pos, touch, R)
     # a line of centres once every touch is one diameter: the touching pairs' RMS gap
     # over one diameter, over 2 sqrt(P) (P pairs hold each other straight: on the
     # synthetic breaks, P = 30, the lines turned 7 to 12 times less than as read)

@@ -30,6 +30,9 @@ class ScanContact:
     b: str
     at: tuple[float, float]
     impulse: float
+    # a later (or earlier) touch of the pair split off a run of intervals around its
+    # peak (:meth:`_ScanCtx.split`): read with windows that do not straddle the peak's
+    repeat: bool = False
 
 
 def _fits(xy: np.ndarray, k: int, n: int = 3, na: int | None = None) -> np.ndarray | None:
@@ -96,10 +99,12 @@ def impulse_scan(
     out: list[ScanContact] = []
     for (a, b), hs in hits.items():
         for run in _runs(hs):
-            for k, j, f, at in ctx.split(a, b, max(run, key=lambda h: h[1]), run):
+            found = ctx.split(a, b, max(run, key=lambda h: h[1]), run)
+            for n, (k, j, f, at) in enumerate(found):
                 pa, pb = fit_speed_toward(xy, a, b, k)
                 s, t = (a, b) if pa >= pb else (b, a)
-                out.append(ScanContact(f, names[s], names[t], (float(at[0]), float(at[1])), j))
+                xy_at = (float(at[0]), float(at[1]))
+                out.append(ScanContact(f, names[s], names[t], xy_at, j, repeat=n > 0))
     return sorted(out, key=lambda c: c.f)
 
 

@@ -1,0 +1,90 @@
+"""Repeated touches of one pair (a spinning cue ball knocking the ball ahead again and
+again): the impulse scan marks the touches it split off a run around its peak
+(vision.impulse_scan), and the event finder keeps them even a couple of frames apart,
+while a contact the scan read on its own still gives way to one named within three
+frames (vision.contact_finders). Table mm, frames at 30 fps."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import vision.contact_finders as cf
+from contract.tables import load_table
+from tests.vision.test_impulse_contacts import _push
+from tests.vision.vision_scene import path_tracks
+from vision.impulse_scan import ScanContact, impulse_scan
+
+TABLE = load_table("pyramid-12ft")
+R = TABLE.ball_radius
+
+
+@pytest.mark.parametrize(
+    ("va", "spin", "repeats"),
+    [
+        (6.0, 1.5, False),  # touches 4 frames apart: each its own run of intervals
+        (6.0, 2.0, True),  # 3.4 frames apart: one run, the later touches split off it
+    ],
+)
+def test_the_scan_marks_the_touches_split_off_a_run(va, spin, repeats):
+    s, hits = _push(va, spin)
+    found = impulse_scan(s, R, 0, s.n_frames, 0.4, 4.0, ["a", "b"], None, {}, 0.1, frozenset("a"))
+    first = min(found, key=lambda c: c.f)
+    assert abs(first.f - hits[0][0]) < 1.0
+    assert not first.repeat  # the first touch is a run's peak, read on its own
+    later = [c for c in found if c is not first]
+    assert later
+    assert all(c.repeat == repeats for c in later)
+
+
+def _finder():
+    """An event finder over two balls rolling along x together from frame 10 (``1``
+    ahead, ``2`` touching it from behind), neither at rest anywhere near the frames the
+    scan's contacts are put at."""
+    from vision.events import EventFinder
+    from vision.series import noise_mm, series_from_tracks
+    from vision.shots import ShotSettings, adapt
+
+    n = 60
+    run = np.clip(np.arange(n, dtype=float) - 10.0, 0.0, None)
+    paths = {
+        "1": np.c_[1500.0 + 4.0 * run, np.full(n, 700.0)],
+        "2": np.c_[1500.0 - 2 * R + 4.0 * run, np.full(n, 700.0)],
+    }
+    s = series_from_tracks(path_tracks(paths), 30.0)
+    return EventFinder(s, TABLE, adapt(ShotSettings(), noise_mm(s)))
+
+
+def _scan_of(found: list[tuple[float, bool]]) -> list[ScanContact]:
+    return [ScanContact(f, "2", "1", (1500.0, 700.0), 2.0, repeat=r) for f, r in found]
+
+
+@pytest.mark.parametrize(
+    ("named", "found", "kept"),
+    [
+        # a spinning cue ball's push: the peak and two touches split off it, 2 frames apart
+        ([], [(30.0, False), (32.0, True), (34.5, True)], [30.0, 32.0, 34.5]),
+        # the peak named by another finder: the scan's copy and a repeat within 3 frames
+        # of it give way, a later repeat stays
+        ([29.8], [(30.2, False), (32.1, True), (34.5, True)], [34.5]),
+        # a run of its own (not split off) 2 frames after a kept contact gives way
+        ([], [(30.0, False), (32.0, False)], [30.0]),
+        ([], [(30.0, False), (32.0, True), (34.0, False)], [30.0, 32.0]),
+    ],
+)
+def test_repeats_split_off_by_the_scan_are_kept(monkeypatch, named, found, kept):
+    fd = _finder()
+    monkeypatch.setattr(cf, "impulse_scan", lambda *a, **k: _scan_of(found))
+    key = frozenset(("1", "2"))
+    contacts = [(f, key) for f in named]
+    added = []
+
+    def add_contact(f, striker, struck, at):
+        contacts.append((f, frozenset((striker, struck))))
+        added.append(f)
+
+    move = SimpleNamespace(ball="2", first=10, last=58, start_f=10.0)
+    fd._scan([move], contacts, add_contact, [])
+    assert added == kept
