@@ -44,6 +44,10 @@ RACK_SIGMAS = 2.0
 SCAN_MIN_IMPULSE = 0.4
 SCAN_SIGMAS = 6.0
 SCAN_GAP_MM = 4.0  # a detector places balls that touch a mm or two apart
+# a moving ball's detection off its path and back for a frame or two by more than this
+# (mm, and motion-noise sigmas; as series.despike for balls at rest) is read nowhere
+SCAN_HOP_MM = 3.0
+SCAN_HOP_SIGMAS = 6.0
 
 
 class ContactFinders:
@@ -182,6 +186,7 @@ class ContactFinders:
             starts,
             self.settings.decel,
             frozenset([moves[0].ball]),  # the cue ball: its spin unknown
+            max(SCAN_HOP_MM, SCAN_HOP_SIGMAS * self.sigma_move),
         )
         named = list(contacts)  # by the other finders
         for c in found:

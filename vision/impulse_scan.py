@@ -68,6 +68,7 @@ def impulse_scan(
     starts: dict[str, list[float]] | None = None,
     decel: float | None = None,
     spin: frozenset[str] = frozenset(),
+    hop_mm: float | None = None,
 ) -> list[ScanContact]:
     """Ball-ball contacts within frames ``lo .. hi`` from the velocity changes of the
     balls (ids ``balls``; mm, frames): for each interval ``(k, k+1)`` the balls within
@@ -83,7 +84,9 @@ def impulse_scan(
     before an interval has no straight motion before it there: its pairs are skipped.
     ``decel`` (mm/frame^2): the rolling deceleration, taken off the fitted velocities
     first (:func:`_unbrake`). ``spin``: balls whose spin is unknown (the cue ball), their
-    velocity changes weighed less (:func:`_solve`)."""
+    velocity changes weighed less (:func:`_solve`). ``hop_mm``: a moving ball's detection
+    that hops off its path by more for a frame or two and back (:func:`hops`) is not read
+    in the intervals whose fits hold it."""
     idx = [series.index(b) for b in balls]
     seen = series.visible[idx]
     began = [np.asarray((starts or {}).get(b, []), float) for b in balls]
@@ -91,7 +94,8 @@ def impulse_scan(
     names = list(balls)
     hits: dict[tuple[int, int], list[tuple[int, float, float, np.ndarray]]] = {}
     weak = frozenset(k for k, b in enumerate(balls) if b in spin)
-    ctx = _ScanCtx(xy, seen, began, R, threshold, tol_mm, cushions, decel, weak)
+    hop = hops(xy, hop_mm) if hop_mm else None
+    ctx = _ScanCtx(xy, seen, began, R, threshold, tol_mm, cushions, decel, weak, hop)
     for k in range(max(lo, 2), min(hi, series.n_frames - 3)):
         for (a, b), (j, f, at) in ctx.interval(k).items():
             if j >= threshold:
@@ -122,6 +126,7 @@ class _ScanCtx:
     cushions: tuple[float, float] | None
     decel: float | None
     weak: frozenset[int] = frozenset()
+    hop: np.ndarray | None = None  # (B, F): samples off the ball's path (:func:`hops`)
 
     def interval(
         self, k: int, nb: int = 3, na: int = 3
@@ -136,6 +141,8 @@ class _ScanCtx:
         # a bridged stretch (not measured: under an arm) is straight by construction and
         # bends where it meets the measurements: no velocity change to read there
         ok &= self.seen[:, k - 2 : k + 4].all(axis=1)
+        if self.hop is not None:
+            ok &= ~self.hop[:, k - 2 : k + 4].any(axis=1)
         gap = _segment_gaps(self.xy[:, k], self.xy[:, k + 1]) - 2 * self.R
         speed0 = np.nan_to_num(np.linalg.norm(fit[:, 0, 1], axis=1))
         near = (gap < self.tol) & ok[:, None] & ok[None]
@@ -182,6 +189,44 @@ class _ScanCtx:
                 out.append(best)
                 ref = best
         return out
+
+
+def hops(xy: np.ndarray, threshold_mm: float) -> np.ndarray:
+    """(B, F) True at the samples of a ball's positions ``xy`` (B, F, 2) mm that hop off
+    its path and back: one or two samples more than ``threshold_mm`` off the straight
+    motion through the two samples before and the two after, those four within half of
+    it of that line and the steps of the two pairs within half of it of each other (the
+    same motion before and after: no contact turned it, no ball set off from rest). A pressed
+    ball's detection pulled to a neighbour for a frame or two is such a hop; a contact
+    changes the motion after it, a hop does not, and the velocity fits that straddle a
+    hop read it as two impulses that cancel."""
+    B, F = xy.shape[:2]
+    out = np.zeros((B, F), bool)
+    for width in (1, 2):
+        K = np.arange(2, F - 1 - width)
+        if len(K) == 0:
+            continue
+        t = np.array([-2.0, -1.0, width, width + 1.0])
+        nb = np.stack([xy[:, K - 2], xy[:, K - 1], xy[:, K + width], xy[:, K + width + 1]])
+        tm = t.mean()
+        mean = nb.mean(axis=0)  # (B, K, 2)
+        slope = np.tensordot(t - tm, nb - mean, axes=(0, 0)) / float((t - tm) @ (t - tm))
+        line = mean[None] + (t - tm)[:, None, None, None] * slope[None]
+        with np.errstate(invalid="ignore"):
+            spread = np.linalg.norm(nb - line, axis=3).max(axis=0)
+            dev = np.stack(
+                [
+                    np.linalg.norm(xy[:, K + j] - (mean + (j - tm) * slope), axis=2)
+                    for j in range(width)
+                ]
+            )  # (width, B, K)
+            turn = np.linalg.norm((nb[3] - nb[2]) - (nb[1] - nb[0]), axis=2)
+            hit = (spread < threshold_mm / 2) & (turn < threshold_mm / 2)
+            hit &= dev.max(axis=0) > threshold_mm
+            for j in range(width):  # the samples of the hop: each off by half of it
+                bi, ki = np.nonzero(hit & (dev[j] > threshold_mm / 2))
+                out[bi, K[ki] + j] = True
+    return out
 
 
 def _slope_var(n: int) -> float:
