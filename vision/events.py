@@ -22,11 +22,14 @@ from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     RACK_SETOFF_FRAMES,
     RACK_SIGMAS,
     SCAN_GAP_MM,
+    SCAN_HOP_MM,
+    SCAN_HOP_SIGMAS,
     SCAN_MIN_IMPULSE,
     SCAN_SIGMAS,
     ContactFinders,
 )
 from vision.edges import EdgeEvents
+from vision.impulse_scan import hops
 from vision.motion import Movement, rolls_away, seen_moving
 from vision.series import Series, line_fit
 from vision.skittle_events import SkittleEvents
@@ -47,6 +50,8 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
         self.sigma_move = max(motion_noise_mm(series), settings.sigma_mm)
         names = set(table.skittle_spots) if table.kind == "carom" else set()
         self.skittles = tuple(i for i in series.ids if i in names)
+        # samples of moving balls that hop off their path and back (no change of motion)
+        self.hop = hops(series.xy, max(SCAN_HOP_MM, SCAN_HOP_SIGMAS * self.sigma_move))
 
     # ------------------------------------------------------------------ helpers
     def _ev(self, f: float, type_: EventType, **kw) -> Event:
@@ -196,6 +201,8 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
             for f, name in hits:
                 events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             for k in m.kinks:
+                if self.hop[b, int(np.floor(k.f)) : int(np.ceil(k.f)) + 1].any():
+                    continue  # the detection hopped off the path and back: no kink
                 p = self.partner(m.ball, np.asarray(k.at), k.f)
                 if p is None or not self.closing(b, self.s.index(p[0]), k.f):
                     continue

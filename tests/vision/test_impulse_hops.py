@@ -79,3 +79,36 @@ def test_the_scan_reads_no_contact_from_a_hop():
     args = (s, R, 0, N, 0.4, 4.0, ["a", "b"], None, {}, 0.18)
     assert impulse_scan(*args)  # the hop read as impulses
     assert impulse_scan(*args, hop_mm=3.0) == []
+
+
+def _kinked(hop: float) -> list[str]:
+    """Contacts the event finder reads from a kink the motion finder put at frame 34 of
+    ball ``1`` rolling along x at 3 mm/frame, ``2`` at rest 8 mm beyond touching beside
+    frame 34's position; ``1``'s detection pulled ``hop`` mm toward ``2`` at frames 33
+    and 34 (the pull makes the kink, and the approach to ``2``)."""
+    from contract.tables import load_table
+    from tests.vision.vision_scene import path_tracks
+    from vision.events import EventFinder
+    from vision.motion import Kink, Movement
+    from vision.series import noise_mm, series_from_tracks
+    from vision.shots import ShotSettings, adapt
+
+    table = load_table("pyramid-12ft")
+    r = table.ball_radius
+    n = 60
+    one = np.c_[1000.0 + 3.0 * np.clip(np.arange(n) - 10.0, 0.0, None), np.full(n, 700.0)]
+    one[33:35, 1] += hop
+    two = np.tile([one[34, 0], 700.0 + 2 * r + 8.0], (n, 1))
+    s = series_from_tracks(path_tracks({"1": one, "2": two}), 30.0)
+    fd = EventFinder(s, table, adapt(ShotSettings(), noise_mm(s)))
+    kink = Kink(34.0, (float(one[34, 0]), 700.0), (3.0, 0.0), (3.0, 0.0))
+    move = Movement(
+        "1", 10.0, 59.0, (1000.0, 700.0), tuple(one[59]), (3.0, 0.0), (3.0, 0.0),
+        (kink,), False, False, 10, 59,
+    )  # fmt: skip
+    events, _ = fd.shot_events([move])
+    return [e.balls for e in events if e.type == "contact"]
+
+
+def test_a_kink_where_the_detection_hopped_is_no_contact():
+    assert _kinked(4.5) == []
