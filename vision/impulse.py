@@ -192,6 +192,11 @@ def rack_contacts(
             series.xy[series.index(m)], rest[m], f0, RACK_AFTER, slide
         )
     pairs = [(striker, entry)]
+    if motion is not None:  # a striker between two members reaches the second within a frame
+        reach = tol + _speed_after(series.xy[series.index(striker)], f0)
+        for m in members:
+            if m != entry and np.linalg.norm(pc - rest[m]) - 2 * R < reach:
+                pairs.append((striker, m))
     near: list[tuple[str, str]] = []
     for i, a in enumerate(members):
         for b in members[i + 1 :]:
@@ -249,7 +254,12 @@ def _bounded(
     lines of centres are read from them too. The striker's own change is left out: its
     spin turns it in the frames after."""
     sigma, roll, sigma_rest = motion
-    touch = [p for p in pairs[1:] if np.linalg.norm(pos[p[0]] - pos[p[1]]) - 2 * R < tol]
+    striker = pairs[0][0]
+    touch = [
+        p
+        for p in pairs[1:]
+        if striker not in p and np.linalg.norm(pos[p[0]] - pos[p[1]]) - 2 * R < tol
+    ]
     anchor = max(angle_sigma(pos, touch, R) * 2 * R, sigma_rest)  # RMS gap, mm
     raw = pos
     pos = touching_positions(pos, touch, R)
@@ -265,6 +275,15 @@ def _bounded(
     # synthetic breaks, P = 30, the lines turned 7 to 12 times less than as read)
     eps = angle_sigma(raw, touch, R) / (2.0 * np.sqrt(max(len(touch), 1)))
     return solve_rack(vel, pos, pairs, eps)
+
+
+def _speed_after(xy: np.ndarray, f0: float) -> float:
+    """Speed (mm/frame) of a ball over the first whole frame after ``f0`` (0 where
+    unseen): how far a striker goes on after its hit."""
+    lo = int(np.floor(f0)) + 1
+    if lo + 1 >= len(xy) or np.isnan(xy[lo : lo + 2, 0]).any():
+        return 0.0
+    return float(np.linalg.norm(xy[lo + 1] - xy[lo]))
 
 
 def _hit_time(series: Series, members: list[str], rest: dict[str, np.ndarray], f0: float) -> float:

@@ -306,3 +306,28 @@ def test_a_pair_the_striker_does_not_reach_carried_nothing(ve, thr, pairs):
     rest = rest_positions(s, 11.0, {"c"})
     found = rack_contacts(s, "c", "a", 11.0, ["a", "b", "d", "e"], rest, R, 1.5, thr)
     assert {f"{c.striker}-{c.struck}" for c in found} == pairs
+
+
+@pytest.mark.parametrize("j", [8.0, 20.0])
+def test_a_striker_between_two_members_hits_both(j):
+    """``c`` at 50 mm/frame along x into the notch between ``a`` and ``b`` (touching side
+    by side across x) meets both at once, passing each ``j`` mm/frame along its line of
+    centres, and goes on at ``50 - 1.73 j``; ``a`` and ``b`` push each other not at all.
+    Both striker pairs are read, and no push between the members is made up to explain
+    ``b``'s start (the solver is given the pair of the striker and any member it reaches
+    within the frame after)."""
+    f0, n = 10.4, 24
+    a, b = np.array([1000.0, 600.0]), np.array([1000.0, 600.0 + 2 * R])
+    pc = np.array([1000.0 - 2 * R * np.sin(np.pi / 3), 600.0 + R])
+    ua, ub = (a - pc) / (2 * R), (b - pc) / (2 * R)
+    tau = np.arange(n) - f0
+    vc = np.array([50.0, 0.0]) - j * (ua + ub)
+    c = pc + np.where(tau[:, None] < 0, np.outer(tau, (50.0, 0.0)), np.outer(tau, vc))
+    s = _series({"a": _sliding(a, j * ua, f0, n), "b": _sliding(b, j * ub, f0, n), "c": c})
+    rest = rest_positions(s, f0, {"c"})
+    motion = (0.05, 0.18, 0.05)
+    found = rack_contacts(s, "c", "a", f0, ["a", "b"], rest, R, 3.0, 0.3, motion=motion)
+    assert {frozenset((x.striker, x.struck)) for x in found} == {
+        frozenset("ca"),
+        frozenset("cb"),
+    }
