@@ -143,6 +143,9 @@ class ContactFinders:
                     f = lo + t
                     if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
                         continue  # neither ball was moving: noise on two balls at rest
+                    k0 = int(np.floor(f))
+                    if not self.s.visible[[ia, ib], max(0, k0 - 1) : k0 + 3].all():
+                        continue  # a path bridged where unseen: its nearness is not measured
                     if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
                         continue
                     if d > 2 * self.R + tight and not self._pushed_apart(ia, ib, f):
