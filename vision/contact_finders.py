@@ -39,6 +39,10 @@ RACK_MIN_IMPULSE = 0.3  # mm/frame a pair inside a rack must carry
 # and this many position noise sigmas: a member's start velocity through its rest position
 # and two samples (about 1 and 2 frames on) carries 0.45 sigma, so 2 sigma is 4.4 of its own
 RACK_SIGMAS = 2.0
+# and its own reading (not only its low quantile) this many velocity-change noises: a
+# change read from straight fits of three samples a side carries about the motion noise
+# sigma (mm/frame; bench.score_impulse calls an impulse under three of those unseen)
+RACK_NOISE_SIGMAS = 3.0
 # impulse scan: the least velocity change (mm/frame, and in noise sigmas) a contact
 # must carry, and how far apart (mm, plus 3 sigma) two balls may be to be touching
 SCAN_MIN_IMPULSE = 0.4
@@ -85,7 +89,8 @@ class ContactFinders:
         def solve(striker: str, c: str) -> list[RackContact]:
             """The rack's contacts when ``striker`` hit member ``c``."""
             args = (starts[c], comp, rest, self.R, tol, thr, starts.get(striker))
-            return rack_contacts(self.s, striker, c, *args, self._motion())
+            floor = RACK_NOISE_SIGMAS * self.sigma_move
+            return rack_contacts(self.s, striker, c, *args, self._motion(), floor)
 
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)

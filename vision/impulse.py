@@ -163,6 +163,7 @@ def rack_contacts(
     threshold: float,
     since: float | None = None,
     motion: tuple[float, float, float] | None = None,
+    floor: float = 0.0,
 ) -> list[RackContact]:
     """Contacts of a cluster ``members`` (at rest, touching, ``entry`` among them) hit by
     the moving ``striker`` at ``f0``. The pair striker-entry is always a contact; the
@@ -178,6 +179,7 @@ def rack_contacts(
     stays above ``threshold`` in all but a tenth of the explanations of them within
     their noise (:func:`_bounded`); members up to ``NEAR`` tolerances apart are pairs
     too (they may meet in those frames). Without it, from two samples each (NNLS).
+    ``floor`` (mm/frame): the least impulse a pair's own reading must carry besides.
     """
     f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
@@ -218,7 +220,7 @@ def rack_contacts(
     else:
         J, _ = nnls(A[keep], dv[keep])
         low = J
-    used = [k for k in range(len(pairs)) if k == 0 or low[k] >= threshold]
+    used = [k for k in range(len(pairs)) if k == 0 or (low[k] >= threshold and J[k] >= floor)]
     depth = _depths(striker, [pairs[k] for k in used])
     out = []
     for k in used:

@@ -325,3 +325,18 @@ def test_a_pulled_rack_reads_as_well_as_its_true_rest_positions():
         counts[kind] = (invented, missed)
     assert counts["pulled"][0] <= counts["true"][0]
     assert counts["pulled"][1] <= counts["true"][1]
+
+
+@pytest.mark.parametrize("floor", [0.0, 1.0, 10.0])
+def test_a_pair_must_carry_the_floor_in_its_own_reading(floor):
+    """Exact motion of the faint rack (pairs of 20, 9 and 0.8 mm/frame): every pair whose
+    impulse clears ``floor`` is read, none under it, the striker's own always."""
+    imp = CASES["faint"]
+    s, rest = _rack_series(imp, 6.4, 0.0, seed=7)
+    motion = (0.05, ROLL, 0.05)
+    found = rack_contacts(
+        s, "c", "r00", 6.4, sorted(rest), rest, R, 1.5, THR, motion=motion, floor=floor
+    )
+    got = {frozenset((c.striker, c.struck)) for c in found}
+    want = {frozenset(p) for p, j in imp.items() if j >= max(THR, floor)}
+    assert got == want | {frozenset(("c", "r00"))}
