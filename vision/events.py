@@ -203,6 +203,8 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
             for k in m.kinks:
                 if self.hop[b, int(np.floor(k.f)) : int(np.ceil(k.f)) + 1].any():
                     continue  # the detection hopped off the path and back: no kink
+                if abs(k.f - handled.get(m.ball, -1e18)) <= RACK_SETOFF_FRAMES:
+                    continue  # a frozen cluster's member set off: the rack finder read it
                 p = self.partner(m.ball, np.asarray(k.at), k.f)
                 if p is None or not self.closing(b, self.s.index(p[0]), k.f):
                     continue

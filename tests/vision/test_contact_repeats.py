@@ -114,3 +114,29 @@ def test_a_touch_needs_both_balls_seen(hidden, found):
     moves = [SimpleNamespace(ball=b, first=10, last=58, start_f=10.0) for b in ("1", "2")]
     fd._touches(moves, [], lambda f, a, b, at: added.append((round(f), a, b)))
     assert bool([c for c in added if abs(c[0] - 30) <= 1]) == found
+
+
+@pytest.mark.parametrize(("kink_f", "contact"), [(11.0, False), (12.8, False), (20.0, True)])
+def test_a_rack_members_kink_at_its_set_off_is_the_hit(monkeypatch, kink_f, contact):
+    """Member ``2`` of a frozen cluster the rack finder read (hit at frame 10): a kink of
+    its path within the set-off frames (3) is that hit, already read, not a contact with
+    whatever ball lies one diameter off (on a new break a neighbour set off beside it);
+    a later kink is a contact of its own."""
+    from vision.motion import Kink, Movement
+
+    fd = _finder()
+    monkeypatch.setattr(type(fd), "_rack", lambda self, m, starts, cue: ({"2", "3"}, []))
+    monkeypatch.setattr(type(fd), "partner", lambda self, ball, at, f, **k: ("1", 4.0))
+    monkeypatch.setattr(type(fd), "closing", lambda self, a, b, f: True)
+    at = tuple(fd.s.xy[fd.s.index("2"), int(kink_f)])
+    kink = Kink(kink_f, at, (4.0, 0.0), (4.0, 1.0))
+
+    def move(ball: str, f0: float, kinks=()) -> Movement:
+        p = tuple(fd.s.xy[fd.s.index(ball), int(f0)])
+        return Movement(
+            ball, f0, 58.0, p, p, (4.0, 0.0), (4.0, 0.0), kinks, False, False, int(f0), 58
+        )
+
+    events, _ = fd.shot_events([move("1", 9.0), move("2", 10.0, (kink,))])
+    got = [e for e in events if e.type == "contact" and abs(e.frame - kink_f) < 1.0]
+    assert bool(got) == contact
