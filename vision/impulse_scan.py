@@ -31,7 +31,7 @@ class ScanContact:
     at: tuple[float, float]
     impulse: float
     # a later (or earlier) touch of the pair split off a run of intervals around its
-    # peak (:meth:`_ScanCtx.split`): read with windows that do not straddle the peak's
+    # peak (:meth:`_ScanCtx.split`), read with fits that do not straddle the peak's touch
     repeat: bool = False
 
 
@@ -196,10 +196,10 @@ def hops(xy: np.ndarray, threshold_mm: float) -> np.ndarray:
     its path and back: one or two samples more than ``threshold_mm`` off the straight
     motion through the two samples before and the two after, those four within half of
     it of that line and the steps of the two pairs within half of it of each other (the
-    same motion before and after: no contact turned it, no ball set off from rest). A pressed
-    ball's detection pulled to a neighbour for a frame or two is such a hop; a contact
-    changes the motion after it, a hop does not, and the velocity fits that straddle a
-    hop read it as two impulses that cancel."""
+    same motion before and after: no contact turned it, no ball set off from rest). A
+    pressed ball's detection pulled to a neighbour for a frame or two is such a hop; a
+    contact changes the motion after it, a hop does not, and the velocity fits that
+    straddle a hop read it as two impulses that cancel."""
     B, F = xy.shape[:2]
     out = np.zeros((B, F), bool)
     for width in (1, 2):
