@@ -46,7 +46,7 @@ from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.packed import join_crowds
 from vision.refine import refine_centres
 from vision.smears import SmearMemory
-from vision.split import BlobFit, components, fit_blob, isolated
+from vision.split import THICK_FROM, BlobFit, components, fit_blob, isolated
 from vision.streak import StreakWatch
 
 
@@ -217,6 +217,9 @@ class Detector(TileForeground, CandidateChecks):
         x, y, w, h = self._bbox
         self._plate_box = self.plate[y : y + h, x : x + w]
         self._region_box = self.region[y : y + h, x : x + w] > 0
+        # the region's outer rim (work px of the bbox): a blob on it reaches in from beyond
+        box = np.pad(self._region_box.astype(np.uint8), 1)
+        self._rim = (box - cv2.erode(box, np.ones((3, 3), np.uint8)))[1:-1, 1:-1]
         self._reset()
         pn = np.median(self.plate[inner], axis=0)
         self.pn = (pn / max(1e-3, float(np.linalg.norm(pn)))).astype(np.float32)
@@ -304,7 +307,10 @@ class Detector(TileForeground, CandidateChecks):
             if fit is None:
                 crop = (labels[by : by + h, bx : bx + w] == i).astype(np.uint8)
                 warm = _warm_start(self._cache, x, y, w, h)
-                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r), warm)
+                edge = area >= THICK_FROM * np.pi * r * r and bool(
+                    cv2.countNonZero(crop & self._rim[by : by + h, bx : bx + w])
+                )
+                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r), warm, edge)
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s

@@ -114,6 +114,14 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
 KMEANS_BALLS = 16  # blobs larger than a full rack (arms, bodies) cluster a subsample,
 KMEANS_RACK = 24  # ... unless compact and under this: a rack measured large (halo, shadow)
 KMEANS_POINTS = 400  # ... of about this many of their pixels, with one attempt
+THICK = 2.0  # ball radii: a blob that reaches in from beyond the examined picture's edge
+THICK_FROM = 8.0  # (``edge``), holds a disk this wide (its distance transform's maximum)
+# and at least this many balls' area is a body or an arm's bulk, not balls (bodies 2.2-6 r
+# in the generated clips; a rack whose gaps the halo fills holds 3 r, as the snooker
+# stills' reds: never one reaching in from the edge): an actor when larger than
+# MAX_PEAK_BALLS (split into disks, the disks' colours were a body's: all dropped by the
+# majority vote), else its k-means runs are coarse and warm-started as a blob larger than
+# a rack's (KMEANS_BALLS)
 WARM = True  # a blob larger than a full rack (KMEANS_BALLS: an arm, a body) seen last
 # frame: its k-means runs start from last frame's centres (one run, not two seeded ones;
 # on every blob it moved rack balls of the fixture break by up to 2.5 mm)
@@ -155,12 +163,18 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
 
 
 def fit_blob(
-    mask: np.ndarray, r: float, isolated: bool = True, warm: dict | None = None
+    mask: np.ndarray,
+    r: float,
+    isolated: bool = True,
+    warm: dict | None = None,
+    edge: bool = False,
 ) -> BlobFit:
     """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px.
     ``isolated``: no other foreground touches the blob (a smear must be isolated: a hand
     at the end of a sleeve is not one). ``warm``: k -> centres (k,2 px of this crop) the
-    k-means runs start from (the last frame's ``splits`` of this blob; :data:`WARM`)."""
+    k-means runs start from (the last frame's ``splits`` of this blob; :data:`WARM`).
+    ``edge``: the blob reaches the examined picture's outer edge (from beyond the table:
+    a body or an arm, unless it is one of balls at the cushion; :data:`THICK`)."""
     ys, xs = np.nonzero(mask)
     pts = np.stack((xs, ys), axis=1).astype(np.float32)
     area = len(pts)
@@ -176,12 +190,15 @@ def fit_blob(
         _, unexplained = _disk_cost(mask, c, r)
         if unexplained <= 0.12:
             return BlobFit(c, residual=unexplained)
-    rack_like = n_est <= KMEANS_RACK and major <= 2.0 * minor
-    coarse = n_est > KMEANS_BALLS and not rack_like
+    bulk = edge and n_est >= THICK_FROM and thickness(mask) >= THICK * r  # a body
+    if bulk and n_est > MAX_PEAK_BALLS:  # no ball's round part looked for (_dt_peaks)
+        return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
+    rack_like = n_est <= KMEANS_RACK and major <= 2.0 * minor and not bulk
+    coarse = (n_est > KMEANS_BALLS or bulk) and not rack_like
     lo = max(1, int(np.floor(n_est * 0.75)))
     hi = max(lo, int(np.ceil(n_est * 1.1)))
     splits: dict[int, np.ndarray] = {}  # k -> k-means centres of these pixels (reused)
-    warm = warm if n_est > KMEANS_BALLS else None  # racks: the seeded runs' own answer
+    warm = warm if n_est > KMEANS_BALLS or bulk else None  # racks: the seeded runs' answer
     centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse, splits, warm)
     if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM and unexplained <= 0.12:
         centres, unexplained = _packed_split(
@@ -263,6 +280,12 @@ def _packed_split(
     if left <= 0.12 and _packed.accept(filled, r, plain, more):
         return more, left
     return plain, rest
+
+
+def thickness(mask: np.ndarray) -> float:
+    """The radius (px) of the widest disk inside the blob ``mask`` (uint8 crop, nonzero
+    inside; the crop's border counts as outside): its distance transform's maximum."""
+    return float(cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 5).max())
 
 
 def _dt_peaks(mask: np.ndarray, r: float) -> np.ndarray:
