@@ -24,6 +24,7 @@ verification and the skittle search in :mod:`vision.detect_checks` (mixins of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -82,6 +83,18 @@ def _warm_start(last: dict[tuple, BlobFit], x: int, y: int, w: int, h: int) -> d
         return None
     (px, py, *_), fit = best
     return {k: c + [px - x, py - y] for k, c in fit.splits.items()}
+
+
+def _alone(*args) -> Callable[[], bool]:
+    """``vision.split.isolated(*args)``, computed when first asked (and kept)."""
+    memo: list[bool] = []
+
+    def ask() -> bool:
+        if not memo:
+            memo.append(isolated(*args))
+        return memo[0]
+
+    return ask
 
 
 def _mean_change(patch: np.ndarray, old: np.ndarray) -> float:
@@ -310,7 +323,8 @@ class Detector(TileForeground, CandidateChecks):
                 edge = area >= THICK_FROM * np.pi * r * r and bool(
                     cv2.countNonZero(crop & self._rim[by : by + h, bx : bx + w])
                 )
-                fit = fit_blob(crop, r, isolated(fg, labels, i, bx, by, w, h, r), warm, edge)
+                alone = _alone(fg, labels, i, bx, by, w, h, r)  # asked of smear shapes only
+                fit = fit_blob(crop, r, alone, warm, edge)
             cache[key] = fit
             if fit.actor:
                 box_px = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]]) / s

@@ -7,6 +7,7 @@ expected ball radius there.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -165,13 +166,14 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
 def fit_blob(
     mask: np.ndarray,
     r: float,
-    isolated: bool = True,
+    isolated: bool | Callable[[], bool] = True,
     warm: dict | None = None,
     edge: bool = False,
 ) -> BlobFit:
     """Split a blob (uint8 crop, nonzero inside) into ball centres of radius ``r`` px.
     ``isolated``: no other foreground touches the blob (a smear must be isolated: a hand
-    at the end of a sleeve is not one). ``warm``: k -> centres (k,2 px of this crop) the
+    at the end of a sleeve is not one), or a function that tells, asked only where the
+    blob is shaped like a smear. ``warm``: k -> centres (k,2 px of this crop) the
     k-means runs start from (the last frame's ``splits`` of this blob; :data:`WARM`).
     ``edge``: the blob reaches the examined picture's outer edge (from beyond the table:
     a body or an arm, unless it is one of balls at the cushion; :data:`THICK`)."""
@@ -183,7 +185,8 @@ def fit_blob(
     major, minor, centroid = _axes(mask)
     if n_est > MAX_BALLS_PER_BLOB:
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
-    if isolated and _is_smear(mask, r, n_est, major, minor):
+    alone = isolated if callable(isolated) else lambda: isolated
+    if _is_smear(mask, r, n_est, major, minor) and alone():
         return BlobFit(centroid.reshape(1, 2), smear=True, stretch=major / max(minor, 1e-6))
     if n_est < 1.45:  # most blobs: one ball, no clustering needed
         c = pts.mean(axis=0, keepdims=True).astype(float)
@@ -207,7 +210,7 @@ def fit_blob(
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained, splits=splits)
     # A single elongated blob about one ball wide: a ball smeared by motion.
-    if isolated and n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r:
+    if n_est <= 6 and 1.4 * r <= minor <= 2.8 * r and major >= 2.4 * r and alone():
         return BlobFit(
             centroid.reshape(1, 2),
             smear=True,
