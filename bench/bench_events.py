@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bench import score_groups as sg
 from bench.score import combine, score_match
 from bench.score_events import TypeScores
-from bench.score_explain import explain, occluded_share
-from bench.score_groups import combine_subsets, subsets, sum_subsets, summary_json, summary_table
+from bench.score_explain import explain, occluded_share, shot_lines, wrong_first_contacts
 from bench.score_impulse import IMPULSE_SIGMAS, dv_error_noise, faint_contacts, impulse_threshold
 from bench.score_observable import pressed_repeats, score_observable, score_observable_contacts
 from bench.score_util import Stats, fmt
@@ -426,6 +426,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         series = series_from_tracks(res.tracks, res.fps)
         per_clip[name] = {
             "scenario": f"{scen}/{seed}",
+            "group": sg.group_of(scen),
             "size": size,
             "frames": res.frames,
             "occluded_rows": occluded_share(Path(f"{base}.truth.csv")),
@@ -436,6 +437,8 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
                 for i, j in rep.shots.pairs
             ],
             "events_f1": ev.overall.f1,
+            "shots_unmatched": shot_lines(pred, truth, rep.shots.pairs),
+            "first_contact_wrong": wrong_first_contacts(pred, truth, rep.ids, rep.shots.pairs),
             "pockets_invented": ev.pockets_invented,
             "missed": [explain(m, series, rep.ids, table) for m in ev.missed if _listed(m)],
             "extra": [explain(m, series, rep.ids, table) for m in ev.extra if _listed(m)],
@@ -454,11 +457,11 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     impulse = sum_types("contact (impulse observable)", obs_i)
     noise = ", ".join(f"{v:.2f}" for v in sigmas.values())
     print(_impulse_line(impulse, n_faint, f"measured per clip, mm/frame: {noise}"))
-    sets = subsets(tags, {e[0] for e in OLD_SET}, f"old {len(OLD_SET)} clips")
-    parts = combine_subsets(reports, sets)
-    parts_obs = sum_subsets(obs_i, sets, "contact (impulse observable)")
+    sets = sg.subsets(tags, {e[0] for e in OLD_SET}, f"old {len(OLD_SET)} clips")
+    parts = sg.combine_subsets(reports, sets)
+    parts_obs = sg.sum_subsets(obs_i, sets, "contact (impulse observable)")
     print("  per subset (F1 per event type; contact obs: impulse observable contacts only):")
-    print(summary_table(parts, parts_obs))
+    print(sg.summary_table(parts, parts_obs))
     for name, c in per_clip.items():
         print(
             f"  {name:18s} {c['size']:>5s} {c['frames']:5d} frames, occluded rows "
@@ -471,6 +474,8 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
                 "    shots off by more than 2 frames (start pred/truth, end pred/truth): "
                 + str(off)
             )
+        for m in c["shots_unmatched"] + c["first_contact_wrong"]:
+            print(f"    {m}")
         for kind in ("missed", "extra"):
             for m in c[kind]:
                 print(f"    {kind:6s} {m}")
@@ -480,7 +485,7 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
         "contact_impulse_observable": _impulse_json(impulse, n_faint, sigmas, n_unknown),
         "cushion_observable": _obs_json(cushions, n_unseen, "unseen_truth_cushions"),
         "clips": per_clip,
-        "subsets": summary_json(parts, parts_obs, "contact_impulse_observable"),
+        "subsets": sg.summary_json(parts, parts_obs, "contact_impulse_observable"),
     }
 
 

@@ -4,10 +4,13 @@ cushion, what the predicted tracks show there (:func:`explain`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from bench.score_events import _first_contact
+from contract.match import Match
 from vision.series import Series
 
 
@@ -71,3 +74,41 @@ def explain(line: str, s: Series, ids, table) -> str:
         gap = f"{np.nanmin(g):.1f}" if np.isfinite(g).any() else "-"
         return f"{line} | tracks: {gap} mm from the cushion line; {ball(who, r)}"
     return line
+
+
+def shot_lines(pred: Match, truth: Match, pairs: Sequence[tuple[int, int]]) -> list[str]:
+    """One line per shot the matching left alone (``pairs``: (pred, truth) indices):
+    ``missed shot k frames a-b`` (truth) and ``extra shot frames a-b`` (pred)."""
+    mp, mt = {i for i, _ in pairs}, {j for _, j in pairs}
+    out = [
+        f"missed shot {s.index} frames {s.start.frame}-{s.end.frame}"
+        for j, s in enumerate(truth.shots)
+        if j not in mt
+    ]
+    out += [
+        f"extra shot frames {s.start.frame}-{s.end.frame}"
+        for i, s in enumerate(pred.shots)
+        if i not in mp
+    ]
+    return out
+
+
+def wrong_first_contacts(
+    pred: Match, truth: Match, ids: Callable[[str], str], pairs: Sequence[tuple[int, int]]
+) -> list[str]:
+    """One line per matched shot whose first contact differs (the scorer's own test,
+    :func:`bench.score_events._first_contact`; pred ids mapped to truth ids)."""
+
+    def name(fc: tuple[str, str] | None) -> str:
+        return "none" if fc is None else ">".join(fc)
+
+    out = []
+    for i, j in pairs:
+        p, t = _first_contact(pred.shots[i], ids), _first_contact(truth.shots[j], str)
+        if p != t:
+            s = truth.shots[j]
+            out.append(
+                f"shot {s.index} frames {s.start.frame}-{s.end.frame}: first contact "
+                f"pred {name(p)}, truth {name(t)}"
+            )
+    return out

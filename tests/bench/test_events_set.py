@@ -11,6 +11,7 @@ import pytest
 
 import bench.bench_events as be
 from bench.score import combine, score_match
+from bench.score_explain import shot_lines, wrong_first_contacts
 from bench.score_groups import (
     combine_subsets,
     group_of,
@@ -185,3 +186,26 @@ def test_seed_without_stroke_is_skipped_once(tmp_path, monkeypatch) -> None:
     assert (tmp_path / "c.noclip.txt").read_text().strip() == "no stroke found in 300 tries"
     assert be._video_clip(tmp_path, "c", "pyramid-pots", 9, "720", 0) is None
     assert len(calls) == 1  # the marker answers the second time, no second search
+
+
+def test_wrong_first_contacts_and_unmatched_shots(truth_dict: dict, truth: Match) -> None:
+    d = copy.deepcopy(truth_dict)
+    d["shots"][0]["events"][1]["balls"] = ["3", "yellow"]  # striker swapped
+    d["shots"][3]["events"].insert(1, ev_contact := dict(d["shots"][1]["events"][1]))
+    ev_contact.update(frame=330, t=11.0)  # a contact in the miss: first contact invented
+    del d["shots"][2]  # the third shot lost
+    d["shots"].append({**copy.deepcopy(truth_dict["shots"][3]), "index": 5})
+    d["shots"][-1].update(start={"frame": 500, "t": 16.7}, end={"frame": 560, "t": 18.7})
+    pred = Match.model_validate(d)
+    rep = score_match(pred, truth)
+    lines = wrong_first_contacts(pred, truth, rep.ids, rep.shots.pairs)
+    assert lines == [
+        "shot 1 frames 10-100: first contact pred 3>yellow, truth yellow>3",
+        "shot 4 frames 320-400: first contact pred yellow>1, truth none",
+    ]
+    assert len(lines) == rep.events.first_contact_total - rep.events.first_contact_right
+    assert shot_lines(pred, truth, rep.shots.pairs) == [
+        "missed shot 3 frames 220-300",
+        "extra shot frames 500-560",
+    ]
+    assert wrong_first_contacts(truth, truth, str, score_match(truth, truth).shots.pairs) == []
