@@ -19,6 +19,7 @@ from bench.score_util import fmt
 GROUPS = ("break", "pyramid mid-game", "carom")
 # the event types of the compact table, in the order
 TYPES = ("strike", "contact", "cushion", "pocket", "cross", "skittle_down", "off_table")
+SHORT = {"skittle_down": "skittle"}  # column heads
 
 
 def group_of(scenario: str) -> str:
@@ -73,7 +74,7 @@ def summary_table(reps: dict[str, Report], extra: dict[str, TypeScores] | None =
     head = (
         f"  {'subset':<18}{'clips':>5}{'shots':>6}{'recall':>7}{'prec':>6}{'<=2f':>6}"
         f"{'1st-contact':>14}"
-        + "".join(f"{t[:8]:>9}" for t in TYPES)
+        + "".join(f"{SHORT.get(t, t):>10}" for t in TYPES)
         + ("  contact obs" if extra else "")
         + "  pockets invented"
     )
@@ -83,7 +84,7 @@ def summary_table(reps: dict[str, Report], extra: dict[str, TypeScores] | None =
         first = f"{e.first_contact_right}/{e.first_contact_total}"
         row = (
             f"  {k:<18}{r.videos:>5}{s.truth:>6}{fmt(s.recall):>7}{fmt(s.precision):>6}"
-            f"{fmt(s.within_2):>6}{first:>14}" + "".join(f"{_f1(r, t):>9}" for t in TYPES)
+            f"{fmt(s.within_2):>6}{first:>14}" + "".join(f"{_f1(r, t):>10}" for t in TYPES)
         )
         if extra:
             row += f"{fmt(extra[k].f1) if k in extra else '-':>13}"

@@ -119,7 +119,7 @@ def test_summary_table_and_json(truth_dict: dict, truth: Match) -> None:
     # the truth has no skittles: "-" in that column, not 0 or 1
     cols = text[0].split()
     assert len(cols) == len(row["break"].split()) + 2  # "contact obs", "pockets invented"
-    assert row["break"].split()[cols.index("skittle_")] == "-"
+    assert row["break"].split()[cols.index("skittle")] == "-"
     assert row["break"].split()[cols.index("contact")] == "1.000"
     assert row["carom"].split()[cols.index("contact")] != "1.000"
     data = summary_json(parts, obs, "contact_impulse_observable")
