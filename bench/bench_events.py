@@ -26,7 +26,10 @@ Prints one table per kind and returns the figures (``tablemon bench events``).
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,11 +37,17 @@ import numpy as np
 
 from bench import score_groups as sg
 from bench.score import combine, score_match
-from bench.score_events import TypeScores
 from bench.score_explain import explain, occluded_share, shot_lines, wrong_first_contacts
-from bench.score_impulse import IMPULSE_SIGMAS, dv_error_noise, faint_contacts, impulse_threshold
+from bench.score_impulse import dv_error_noise, faint_contacts, impulse_threshold
+from bench.score_lines import (
+    cushion_line,
+    impulse_json,
+    impulse_line,
+    obs_json,
+    observable_line,
+    sum_types,
+)
 from bench.score_observable import pressed_repeats, score_observable, score_observable_contacts
-from bench.score_util import Stats, fmt
 from contract.events import EventType
 from contract.match import Match
 from contract.tracks import Tracks
@@ -121,57 +130,6 @@ def unseen_cushions(truth: Match, exact: Tracks, fps: float) -> frozenset:
     )
 
 
-def sum_types(name: str, items: list[TypeScores]) -> TypeScores:
-    """Counts of several videos added up, frame errors merged."""
-    return TypeScores(
-        name,
-        sum(t.truth for t in items),
-        sum(t.pred for t in items),
-        sum(t.tp for t in items),
-        Stats.merge([t.frame_error for t in items]),
-        order_right=sum(t.order_right or 0 for t in items),
-    )
-
-
-def _obs_json(t: TypeScores, hidden: int, key: str = "hidden_truth_contacts") -> dict:
-    keys = ("truth", "pred", "tp", "precision", "recall", "f1")
-    return {**{k: getattr(t, k) for k in keys}, key: hidden}
-
-
-def _observable_line(t: TypeScores, hidden: int) -> str:
-    return (
-        f"  contact, observable truth only ({hidden} truth contacts of pairs pressed "
-        f"together since their last contact left out): truth {t.truth} pred {t.pred} tp "
-        f"{t.tp} precision {fmt(t.precision)} recall {fmt(t.recall)} F1 {fmt(t.f1)}"
-    )
-
-
-def _impulse_line(t: TypeScores, faint: int, sigma: str) -> str:
-    return (
-        f"  contact, impulse observable only ({faint} truth contacts whose impulse is under "
-        f"{IMPULSE_SIGMAS:g} x the velocity-change noise left out; noise {sigma}): "
-        f"truth {t.truth} pred {t.pred} tp {t.tp} precision {fmt(t.precision)} recall "
-        f"{fmt(t.recall)} F1 {fmt(t.f1)}"
-    )
-
-
-def _impulse_json(t: TypeScores, faint: int, sigmas: dict, unknown: int) -> dict:
-    return {
-        **_obs_json(t, faint, "faint_truth_contacts"),
-        "sigmas_dv": IMPULSE_SIGMAS,
-        "velocity_change_noise_mm_per_frame": sigmas,
-        "truth_contacts_without_impulse": unknown,
-    }
-
-
-def _cushion_line(t: TypeScores, hidden: int) -> str:
-    return (
-        f"  cushion, observable truth only ({hidden} truth cushions after the ball's last "
-        f"frame on the cloth left out): truth {t.truth} pred {t.pred} tp {t.tp} precision "
-        f"{fmt(t.precision)} recall {fmt(t.recall)} F1 {fmt(t.f1)}"
-    )
-
-
 def _score(kind: str, items: list, exact: list | None = None) -> dict:
     """Events cut from the tracks of ``items`` (``exact``: the exact tracks of each, when
     ``items`` are degraded), scored; the impulse-observable contacts with the
@@ -206,16 +164,16 @@ def _score(kind: str, items: list, exact: list | None = None) -> dict:
     observable = sum_types("contact (observable)", obs)
     print(f"\n== events from {kind} tracks: {len(items)} clips, cutting {t_cut:.2f} s in all")
     print(total.table())
-    print(_observable_line(observable, n_hidden))
+    print(observable_line(observable, n_hidden))
     cushions = sum_types("cushion (observable)", obs_c)
-    print(_cushion_line(cushions, n_unseen))
+    print(cushion_line(cushions, n_unseen))
     impulse = sum_types("contact (impulse observable)", obs_i)
-    print(_impulse_line(impulse, n_faint, f"{sigma:.3f} mm/frame, the clips' median"))
+    print(impulse_line(impulse, n_faint, f"{sigma:.3f} mm/frame, the clips' median"))
     return {
         "report": total.to_json(),
-        "contact_observable": _obs_json(observable, n_hidden),
-        "contact_impulse_observable": _impulse_json(impulse, n_faint, {"all": sigma}, n_unknown),
-        "cushion_observable": _obs_json(cushions, n_unseen, "unseen_truth_cushions"),
+        "contact_observable": obs_json(observable, n_hidden),
+        "contact_impulse_observable": impulse_json(impulse, n_faint, {"all": sigma}, n_unknown),
+        "cushion_observable": obs_json(cushions, n_unseen, "unseen_truth_cushions"),
         "per_clip_f1": per_clip,
         "cut_seconds": t_cut,
     }
@@ -383,69 +341,109 @@ def _listed(line: str) -> bool:
     return line.split()[1] in LISTED
 
 
-def synthetic_video(out_dir: Path, quick: bool) -> dict:
-    """The issue's set through the whole vision pipeline (video -> tracks -> events)."""
+def _clip_figures(clips: Path, entry: tuple) -> dict | None:
+    """One clip of the set rendered (once), tracked, cut and scored; its figures (a
+    picklable dict), or None for a seed without a stroke."""
     from contract.calib import read_calibration
     from contract.match import read_match
     from contract.tables import load_table
     from contract.tracks import read_tracks
     from vision.replay import track_video
 
+    name, scen, seed, size, strokes = entry
+    base = _video_clip(clips, name, scen, seed, size, strokes)
+    if base is None:
+        return None
+    calib = read_calibration(f"{base}.calib.json")
+    table = load_table(calib.data.table)
+    truth = read_match(f"{base}.truth.json")
+    t0 = time.perf_counter()
+    res = track_video(str(base.with_suffix(".mp4")), calib, table)
+    t_track = time.perf_counter() - t0
+    pred = _predicted(res, truth, table)
+    rep = score_match(pred, truth)
+    exact = read_tracks(f"{base}.truth.csv")
+    hidden = hidden_contacts(truth, exact, table.ball_radius)
+    unseen = unseen_cushions(truth, exact, res.fps)
+    sigma = dv_error_noise(res.tracks, exact, rep.ids) or 0.0
+    faint, unknown = faint_contacts(truth, impulse_threshold(sigma))
+    ev = rep.events
+    series = series_from_tracks(res.tracks, res.fps)
+    clip = {
+        "scenario": f"{scen}/{seed}",
+        "group": sg.group_of(scen),
+        "size": size,
+        "frames": res.frames,
+        "occluded_rows": occluded_share(Path(f"{base}.truth.csv")),
+        "track_seconds": t_track,
+        "shots": [
+            [pred.shots[i].start.frame, truth.shots[j].start.frame]
+            + [pred.shots[i].end.frame, truth.shots[j].end.frame]
+            for i, j in rep.shots.pairs
+        ],
+        "events_f1": ev.overall.f1,
+        "shots_unmatched": shot_lines(pred, truth, rep.shots.pairs),
+        "first_contact_wrong": wrong_first_contacts(pred, truth, rep.ids, rep.shots.pairs),
+        "pockets_invented": ev.pockets_invented,
+        "missed": [explain(m, series, rep.ids, table) for m in ev.missed if _listed(m)],
+        "extra": [explain(m, series, rep.ids, table) for m in ev.extra if _listed(m)],
+    }
+    return {
+        "rep": rep,
+        "obs": score_observable_contacts(pred, truth, rep.ids, hidden),
+        "obs_c": score_observable(pred, truth, rep.ids, unseen),
+        "obs_i": score_observable_contacts(pred, truth, rep.ids, faint),
+        "counts": (len(hidden), len(unseen), len(faint), unknown),
+        "sigma": sigma,
+        "clip": clip,
+    }
+
+
+def bench_jobs() -> int:
+    """Worker processes for the rendered set (``TABLEMON_BENCH_JOBS``, default 1): clips
+    are rendered, tracked and scored in parallel; the figures do not depend on it."""
+    raw = os.environ.get("TABLEMON_BENCH_JOBS", "1")
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"TABLEMON_BENCH_JOBS must be a whole number >= 1, got {raw!r}")
+    return int(raw)
+
+
+def _each_clip(clips: Path, entries: tuple, jobs: int):
+    if jobs <= 1:
+        yield from (_clip_figures(clips, e) for e in entries)
+        return
+    with ProcessPoolExecutor(jobs) as ex:
+        yield from ex.map(partial(_clip_figures, clips), entries)
+
+
+def synthetic_video(out_dir: Path, quick: bool, jobs: int = 1) -> dict:
+    """The issue's set through the whole vision pipeline (video -> tracks -> events)."""
     clips = out_dir / "events-clips"
     clips.mkdir(parents=True, exist_ok=True)
-    reports, per_clip, obs, n_hidden, tags = [], {}, [], 0, []
-    obs_c, n_unseen = [], 0
-    obs_i, n_faint, n_unknown, sigmas = [], 0, 0, {}
-    for name, scen, seed, size, strokes in VIDEO_QUICK if quick else VIDEO_SET:
-        base = _video_clip(clips, name, scen, seed, size, strokes)
-        if base is None:
-            print(
-                f"  skip {name} ({scen} seed {seed}): {(clips / f'{name}.noclip.txt').read_text()}"
-            )
+    entries = VIDEO_QUICK if quick else VIDEO_SET
+    reports, per_clip, obs, obs_c, obs_i, tags, sigmas = [], {}, [], [], [], [], {}
+    n_hidden = n_unseen = n_faint = n_unknown = 0
+    for (name, scen, seed, size, _), f in zip(
+        entries, _each_clip(clips, entries, jobs), strict=True
+    ):
+        if f is None:
+            why = (clips / f"{name}.noclip.txt").read_text().strip()
+            print(f"  skip {name} ({scen} seed {seed}): {why}")
             continue
-        calib = read_calibration(f"{base}.calib.json")
-        table = load_table(calib.data.table)
-        truth = read_match(f"{base}.truth.json")
-        t0 = time.perf_counter()
-        res = track_video(str(base.with_suffix(".mp4")), calib, table)
-        t_track = time.perf_counter() - t0
-        pred = _predicted(res, truth, table)
-        rep = score_match(pred, truth)
-        reports.append(rep)
+        reports.append(f["rep"])
         tags.append((name, scen, size))
-        exact = read_tracks(f"{base}.truth.csv")
-        hidden = hidden_contacts(truth, exact, table.ball_radius)
-        n_hidden += len(hidden)
-        obs.append(score_observable_contacts(pred, truth, rep.ids, hidden))
-        unseen = unseen_cushions(truth, exact, res.fps)
-        n_unseen += len(unseen)
-        obs_c.append(score_observable(pred, truth, rep.ids, unseen))
-        sigma = dv_error_noise(res.tracks, exact, rep.ids) or 0.0
-        sigmas[name] = round(sigma, 3)
-        faint, unknown = faint_contacts(truth, impulse_threshold(sigma))
-        n_faint, n_unknown = n_faint + len(faint), n_unknown + unknown
-        obs_i.append(score_observable_contacts(pred, truth, rep.ids, faint))
-        ev = rep.events
-        series = series_from_tracks(res.tracks, res.fps)
-        per_clip[name] = {
-            "scenario": f"{scen}/{seed}",
-            "group": sg.group_of(scen),
-            "size": size,
-            "frames": res.frames,
-            "occluded_rows": occluded_share(Path(f"{base}.truth.csv")),
-            "track_seconds": t_track,
-            "shots": [
-                [pred.shots[i].start.frame, truth.shots[j].start.frame]
-                + [pred.shots[i].end.frame, truth.shots[j].end.frame]
-                for i, j in rep.shots.pairs
-            ],
-            "events_f1": ev.overall.f1,
-            "shots_unmatched": shot_lines(pred, truth, rep.shots.pairs),
-            "first_contact_wrong": wrong_first_contacts(pred, truth, rep.ids, rep.shots.pairs),
-            "pockets_invented": ev.pockets_invented,
-            "missed": [explain(m, series, rep.ids, table) for m in ev.missed if _listed(m)],
-            "extra": [explain(m, series, rep.ids, table) for m in ev.extra if _listed(m)],
-        }
+        obs.append(f["obs"])
+        obs_c.append(f["obs_c"])
+        obs_i.append(f["obs_i"])
+        h, u, fa, un = f["counts"]
+        n_hidden, n_unseen, n_faint, n_unknown = (
+            n_hidden + h,
+            n_unseen + u,
+            n_faint + fa,
+            n_unknown + un,
+        )
+        sigmas[name] = round(f["sigma"], 3)
+        per_clip[name] = f["clip"]
     total = combine(reports)
     sizes = " and ".join(sorted({c["size"] + "p" for c in per_clip.values()}, reverse=True))
     print(
@@ -454,12 +452,12 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
     )
     print(total.table())
     observable = sum_types("contact (observable)", obs)
-    print(_observable_line(observable, n_hidden))
+    print(observable_line(observable, n_hidden))
     cushions = sum_types("cushion (observable)", obs_c)
-    print(_cushion_line(cushions, n_unseen))
+    print(cushion_line(cushions, n_unseen))
     impulse = sum_types("contact (impulse observable)", obs_i)
     noise = ", ".join(f"{v:.2f}" for v in sigmas.values())
-    print(_impulse_line(impulse, n_faint, f"measured per clip, mm/frame: {noise}"))
+    print(impulse_line(impulse, n_faint, f"measured per clip, mm/frame: {noise}"))
     sets = sg.subsets(tags, {e[0] for e in OLD_SET}, f"old {len(OLD_SET)} clips")
     parts = sg.combine_subsets(reports, sets)
     parts_obs = sg.sum_subsets(obs_i, sets, "contact (impulse observable)")
@@ -484,9 +482,9 @@ def synthetic_video(out_dir: Path, quick: bool) -> dict:
                 print(f"    {kind:6s} {m}")
     return {
         "report": total.to_json(),
-        "contact_observable": _obs_json(observable, n_hidden),
-        "contact_impulse_observable": _impulse_json(impulse, n_faint, sigmas, n_unknown),
-        "cushion_observable": _obs_json(cushions, n_unseen, "unseen_truth_cushions"),
+        "contact_observable": obs_json(observable, n_hidden),
+        "contact_impulse_observable": impulse_json(impulse, n_faint, sigmas, n_unknown),
+        "cushion_observable": obs_json(cushions, n_unseen, "unseen_truth_cushions"),
         "clips": per_clip,
         "subsets": sg.summary_json(parts, parts_obs, "contact_impulse_observable"),
     }
@@ -498,7 +496,7 @@ def run(out_dir: Path, quick: bool) -> dict:
     out["exact"] = _score("exact", items)
     noisy = [(n, s, c, m, degrade(t, 0.5, 0.01, s)) for n, s, c, m, t in items]
     out["noisy_0.5mm"] = _score("noisy (sigma 0.5 mm, 1 % rows dropped)", noisy, items)
-    out["synthetic_video"] = synthetic_video(Path(out_dir), quick)
+    out["synthetic_video"] = synthetic_video(Path(out_dir), quick, bench_jobs())
     if not quick:
         out["video"] = _video(quick)
     return out

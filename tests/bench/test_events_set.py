@@ -209,3 +209,19 @@ def test_wrong_first_contacts_and_unmatched_shots(truth_dict: dict, truth: Match
         "extra shot frames 500-560",
     ]
     assert wrong_first_contacts(truth, truth, str, score_match(truth, truth).shots.pairs) == []
+
+
+@pytest.mark.parametrize(("raw", "jobs"), [(None, 1), ("1", 1), ("3", 3)])
+def test_bench_jobs(monkeypatch, raw: str | None, jobs: int) -> None:
+    if raw is None:
+        monkeypatch.delenv("TABLEMON_BENCH_JOBS", raising=False)
+    else:
+        monkeypatch.setenv("TABLEMON_BENCH_JOBS", raw)
+    assert be.bench_jobs() == jobs
+
+
+@pytest.mark.parametrize("raw", ["0", "-2", "two", ""])
+def test_bench_jobs_bad_value_is_one_line(monkeypatch, raw: str) -> None:
+    monkeypatch.setenv("TABLEMON_BENCH_JOBS", raw)
+    with pytest.raises(ValueError, match="TABLEMON_BENCH_JOBS must be"):
+        be.bench_jobs()
