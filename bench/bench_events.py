@@ -247,7 +247,7 @@ OLD_SET = tuple(VIDEO_SET)  # the 13 clips of the first figures, kept as they we
 # every stroke kept; seeds by rule (:func:`new_seeds`), never by how tablemon does on them
 GROWN = (
     ("pyr-break", "pyramid-break", 10),
-    ("pyr-pots", "pyramid-pots", 11),
+    ("pyr-pots", "pyramid-pots", 12),
     ("pyr-miss", "pyramid-miss", 7),
     ("pyr-cuepot", "pyramid-cue-pocketed", 7),
     ("pyr-offtable", "pyramid-off-table", 7),
@@ -256,7 +256,7 @@ GROWN = (
     ("pyr-reach", "pyramid-reach", 6),
     ("pyr-jaws", "pyramid-jaws", 6),
     ("carom-break", "carom-5pin-break", 7),
-    ("carom-play", "carom-5pin-play", 8),
+    ("carom-play", "carom-5pin-play", 9),
 )
 
 
