@@ -47,7 +47,12 @@ from bench.score_lines import (
     observable_line,
     sum_types,
 )
-from bench.score_observable import pressed_repeats, score_observable, score_observable_contacts
+from bench.score_observable import (
+    hidden_contacts,
+    score_observable,
+    score_observable_contacts,
+    unseen_cushions,
+)
 from contract.events import EventType
 from contract.match import Match
 from contract.tracks import Tracks
@@ -95,39 +100,6 @@ def _clips(quick: bool):
                 print(f"  skip {name} seed {seed}: {e}")
                 continue
             yield name, seed, clip, truth_match(clip, judge=False), truth_tracks(clip, None, None)
-
-
-def _positions(exact: Tracks):
-    """``pos(id, frame)``: a ball's exact centre (table mm) at a frame, or None."""
-    s = series_from_tracks(exact)
-
-    def pos(ident: str, frame: int) -> tuple[float, float] | None:
-        k = frame - s.first
-        if ident not in s.ids or not 0 <= k < s.n_frames:
-            return None
-        x, y = s.xy[s.index(ident), k]
-        return None if np.isnan(x) else (float(x), float(y))
-
-    return pos
-
-
-def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
-    """The truth contacts of pairs pressed together since their last contact
-    (:func:`bench.score_observable.pressed_repeats`), from the exact positions."""
-    return pressed_repeats(truth, _positions(exact), radius_mm)
-
-
-def unseen_cushions(truth: Match, exact: Tracks, fps: float) -> frozenset:
-    """Truth cushions no video can show: the ball has no exact row at the first frame
-    after the touch (it touched a pocket's jaw on its way down after the last frame that
-    shows it on the cloth: no later sample, no bend to see). ``(frame, ball)`` keys."""
-    pos = _positions(exact)
-    return frozenset(
-        (e.frame, e.ball)
-        for sh in truth.shots
-        for e in sh.events
-        if e.type == EventType.CUSHION and pos(e.ball, int(np.floor(e.t * fps)) + 1) is None
-    )
 
 
 def _score(kind: str, items: list, exact: list | None = None) -> dict:
@@ -408,6 +380,16 @@ def bench_jobs() -> int:
     return int(raw)
 
 
+def events_set() -> tuple:
+    """The rendered set's clips: ``TABLEMON_EVENTS_SET`` ``full`` (default, the issue's
+    set, :data:`VIDEO_SET`) or ``small`` (the first 13 clips, :data:`OLD_SET`)."""
+    raw = os.environ.get("TABLEMON_EVENTS_SET", "full")
+    sets = {"full": VIDEO_SET, "small": OLD_SET}
+    if raw not in sets:
+        raise ValueError(f"TABLEMON_EVENTS_SET must be 'full' or 'small', got {raw!r}")
+    return sets[raw]
+
+
 def _each_clip(clips: Path, entries: tuple, jobs: int):
     if jobs <= 1:
         yield from (_clip_figures(clips, e) for e in entries)
@@ -420,7 +402,7 @@ def synthetic_video(out_dir: Path, quick: bool, jobs: int = 1) -> dict:
     """The issue's set through the whole vision pipeline (video -> tracks -> events)."""
     clips = out_dir / "events-clips"
     clips.mkdir(parents=True, exist_ok=True)
-    entries = VIDEO_QUICK if quick else VIDEO_SET
+    entries = VIDEO_QUICK if quick else events_set()
     reports, per_clip, obs, obs_c, obs_i, tags, sigmas = [], {}, [], [], [], [], {}
     n_hidden = n_unseen = n_faint = n_unknown = 0
     for (name, scen, seed, size, _), f in zip(

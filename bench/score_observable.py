@@ -20,6 +20,8 @@ from bench.score_events import (
 from bench.score_util import Stats
 from contract.events import Event, EventType
 from contract.match import Match
+from contract.tracks import Tracks
+from vision.series import series_from_tracks
 
 
 def pressed_repeats(
@@ -109,3 +111,36 @@ def score_observable(
     te = [e for e in _all_events(truth) if e.type == type_]
     gone = {j for j, e in enumerate(te) if (e.frame, e.ball) in hidden}
     return _left_out(pe, te, gone, f"{type_.value} (observable)", window, order=False)
+
+
+def _positions(exact: Tracks):
+    """``pos(id, frame)``: a ball's exact centre (table mm) at a frame, or None."""
+    s = series_from_tracks(exact)
+
+    def pos(ident: str, frame: int) -> tuple[float, float] | None:
+        k = frame - s.first
+        if ident not in s.ids or not 0 <= k < s.n_frames:
+            return None
+        x, y = s.xy[s.index(ident), k]
+        return None if np.isnan(x) else (float(x), float(y))
+
+    return pos
+
+
+def hidden_contacts(truth: Match, exact: Tracks, radius_mm: float) -> frozenset:
+    """The truth contacts of pairs pressed together since their last contact
+    (:func:`pressed_repeats`), from the exact positions."""
+    return pressed_repeats(truth, _positions(exact), radius_mm)
+
+
+def unseen_cushions(truth: Match, exact: Tracks, fps: float) -> frozenset:
+    """Truth cushions no video can show: the ball has no exact row at the first frame
+    after the touch (it touched a pocket's jaw on its way down after the last frame that
+    shows it on the cloth: no later sample, no bend to see). ``(frame, ball)`` keys."""
+    pos = _positions(exact)
+    return frozenset(
+        (e.frame, e.ball)
+        for sh in truth.shots
+        for e in sh.events
+        if e.type == EventType.CUSHION and pos(e.ball, int(np.floor(e.t * fps)) + 1) is None
+    )

@@ -225,3 +225,20 @@ def test_bench_jobs_bad_value_is_one_line(monkeypatch, raw: str) -> None:
     monkeypatch.setenv("TABLEMON_BENCH_JOBS", raw)
     with pytest.raises(ValueError, match="TABLEMON_BENCH_JOBS must be"):
         be.bench_jobs()
+
+
+@pytest.mark.parametrize(
+    ("raw", "n"), [(None, len(be.VIDEO_SET)), ("full", len(be.VIDEO_SET)), ("small", 13)]
+)
+def test_events_set_choice(monkeypatch, raw: str | None, n: int) -> None:
+    if raw is None:
+        monkeypatch.delenv("TABLEMON_EVENTS_SET", raising=False)
+    else:
+        monkeypatch.setenv("TABLEMON_EVENTS_SET", raw)
+    assert len(be.events_set()) == n
+
+
+def test_events_set_bad_value_is_one_line(monkeypatch) -> None:
+    monkeypatch.setenv("TABLEMON_EVENTS_SET", "huge")
+    with pytest.raises(ValueError, match="must be 'full' or 'small', got 'huge'"):
+        be.events_set()
