@@ -150,26 +150,48 @@ def test_grown_set_mix() -> None:
 
 
 @pytest.mark.parametrize(
-    ("scen", "n", "old", "seeds"),
+    ("scen", "n", "old", "skip", "seeds"),
     [
-        ("pyramid-break", 4, (("x", "pyramid-break", 0), ("y", "pyramid-break", 2)), [1, 3, 4, 5]),
-        ("pyramid-pots", 2, (("x", "pyramid-break", 0),), [0, 1]),
-        ("pyramid-jaws", 3, (("x", "pyramid-jaws", 1), ("y", "pyramid-jaws", 4)), [0, 2, 3]),
-        ("carom-5pin-play", 0, (), []),
+        (
+            "pyramid-break",
+            4,
+            (("x", "pyramid-break", 0), ("y", "pyramid-break", 2)),
+            (),
+            [1, 3, 4, 5],
+        ),
+        ("pyramid-pots", 2, (("x", "pyramid-break", 0),), (), [0, 1]),
+        ("pyramid-jaws", 3, (("x", "pyramid-jaws", 1), ("y", "pyramid-jaws", 4)), (), [0, 2, 3]),
+        ("carom-5pin-play", 0, (), (), []),
+        # seeds without a stroke skipped, the next ones taken
+        ("pyramid-pots", 3, (("x", "pyramid-pots", 1),), (("pyramid-pots", 2),), [0, 3, 4]),
+        ("pyramid-pots", 2, (), (("pyramid-miss", 0),), [0, 1]),
     ],
 )
-def test_new_seeds_are_the_lowest_unused(scen: str, n: int, old: tuple, seeds: list) -> None:
-    assert be.new_seeds(scen, n, old) == seeds
+def test_new_seeds_are_the_lowest_unused_with_a_stroke(
+    scen: str, n: int, old: tuple, skip: tuple, seeds: list
+) -> None:
+    assert [s for s, _ in be.new_seeds(scen, n, old, frozenset(skip))] == seeds
 
 
 def test_grown_entries_alternate_sizes_and_name_by_seed() -> None:
     old = (("pyr-break-720", "pyramid-break", 1, "720", 2),)
-    got = be.grown_entries((("pb", "pyramid-break", 3),), old)
+    got = be.grown_entries((("pb", "pyramid-break", 3),), old, frozenset())
     assert got == (
         ("pb-0-1080", "pyramid-break", 0, "1080", 0),
         ("pb-2-720", "pyramid-break", 2, "720", 0),
         ("pb-3-1080", "pyramid-break", 3, "1080", 0),
     )
+    # a skipped seed keeps its turn of size: the others keep their names
+    skip = frozenset({("pyramid-break", 2)})
+    assert be.grown_entries((("pb", "pyramid-break", 3),), old, skip) == (
+        got[0],
+        got[2],
+        ("pb-4-720", "pyramid-break", 4, "720", 0),
+    )
+
+
+def test_no_seed_of_the_set_is_known_to_find_no_stroke() -> None:
+    assert not {(e[1], e[2]) for e in be.VIDEO_SET} & be.NO_STROKE
 
 
 def test_seed_without_stroke_is_skipped_once(tmp_path, monkeypatch) -> None:
