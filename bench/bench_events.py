@@ -419,12 +419,10 @@ def synthetic_video(out_dir: Path, quick: bool, jobs: int = 1) -> dict:
     entries = VIDEO_QUICK if quick else events_set()
     reports, per_clip, obs, obs_c, obs_i, tags, sigmas = [], {}, [], [], [], [], {}
     n_hidden = n_unseen = n_faint = n_unknown = 0
-    for (name, scen, seed, size, _), f in zip(
-        entries, _each_clip(clips, entries, jobs), strict=True
-    ):
+    for (name, scen, _, size, _), f in zip(entries, _each_clip(clips, entries, jobs), strict=True):
         if f is None:
             why = (clips / f"{name}.noclip.txt").read_text().strip()
-            print(f"  skip {name} ({scen} seed {seed}): {why}")
+            print(f"  skip {name}: {why}")
             continue
         reports.append(f["rep"])
         tags.append((name, scen, size))
