@@ -266,7 +266,10 @@ def grown_entries(grown=GROWN, old=OLD_SET, no_stroke=NO_STROKE) -> tuple:
 
 
 VIDEO_SET += grown_entries()
-LISTED = ("contact", "cushion", "pocket", "off_table", "strike", "cross", "skittle_down")
+LISTED = (
+    *("contact", "cushion", "pocket", "off_table", "strike", "cross", "skittle_down"),
+    *("early_strike", "ball_touched", "camera_moved"),
+)
 
 
 def _video_clip(out: Path, name: str, scen: str, seed: int, size: str, strokes: int) -> Path | None:
