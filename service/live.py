@@ -8,8 +8,10 @@ API process through a queue; a manager thread there turns them into shots and st
 - a worker that crashes is restarted (``restarts`` counts), with backoff.
 
 The vision seam: ``vision.live:make_processor(spec, calibration) -> process(frame, t) ->
-list[shot dict]`` (contract §8 shots). Until it exists the worker reads frames and reports
-``vision`` as unavailable; no shots are invented.
+list[shot dict]`` (contract §8 shots; an item with a ``type`` is an event outside shots,
+``camera_moved``: it goes to the table's status and the match's event log). Until it
+exists the worker reads frames and reports ``vision`` as unavailable; no shots are
+invented.
 """
 
 from __future__ import annotations
@@ -185,8 +187,12 @@ def worker_main(
             state["frames"] += 1
             counted += 1
             if process is not None:
-                for shot in process(frame, t) or ():
-                    _put(out, {"type": "shot", "table": table_id, "shot": shot}, block=True)
+                for item in process(frame, t) or ():
+                    if "type" in item:  # an event outside shots (camera_moved)
+                        msg = {"type": "event", "table": table_id, "event": item}
+                    else:
+                        msg = {"type": "shot", "table": table_id, "shot": item}
+                    _put(out, msg, block=True)
         now = time.monotonic()
         if now - last_status > status_every_s:
             state["fps"] = round(counted / max(now - t_rate, 1e-6), 2)
@@ -325,6 +331,14 @@ class LiveManager:
             with self.service.db.write():
                 self.service.db.add_event(
                     "table", {"table": lv.table.id, "gap": msg}, None, lv.table.id
+                )
+            self.service.broker.publish()
+        elif kind == "event":  # camera_moved: on the table's status and in the event log
+            ev = msg["event"]
+            lv.status["camera_moved"] = [*lv.status.get("camera_moved", []), ev][-100:]
+            with self.service.db.write():
+                self.service.db.add_event(
+                    "table", {"table": lv.table.id, "event": ev}, lv.match_id, lv.table.id
                 )
             self.service.broker.publish()
         elif kind == "shot":

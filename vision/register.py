@@ -67,29 +67,37 @@ class DriftWatch:
     monitor confirm the move, record ``camera_moved`` and recalibrate; the detector is
     then rebuilt on the new calibration from the latest frames, so positions after the
     move come from the new model only. ``reference``: the picture the calibration was
-    fitted on (else the first frames are taken to match it)."""
+    fitted on (else the first frames are taken to match it). ``src``: the file, whose
+    first frames are read ahead; a live stream (``vision.live``) has none and gives the
+    ``first`` frames it received (BGR, recorded px) and its ``fps``. Checks fall due by
+    the count of frames stepped (a live worker's frame numbers skip dropped frames)."""
 
     def __init__(
         self,
         calib: Calibration,
         table: TableSpec,
-        src: VideoSource,
+        src: VideoSource | None,
         every: int = 3,
         every_still: int = 15,
         reference: np.ndarray | None = None,
+        first: list[np.ndarray] | None = None,
+        fps: float = 30.0,
     ):
         from calibration.monitor import CalibrationMonitor
         from calibration.register import Follower, Registrar, anchor_for
 
-        first = first_frames(src.source, 9)
+        if first is None:  # a file: its first frames, read ahead
+            first = first_frames(src.source, 9)
         plate = (
             median_images(first, upper=True) if first else src._peek.image
         )  # as calibration.plate
         anchor, G = anchor_for(plate, first[0] if first else plate, calib, table, reference)
         self.monitor = CalibrationMonitor(anchor, calib.data, table)
         self.follower = Follower(self.monitor, Registrar(anchor, calib, table), G)
-        self.table, self.size, self.every, self.every_still = table, src.size, every, every_still
-        self.fps = src.fps
+        size = src.size if src is not None else (plate.shape[1], plate.shape[0])
+        self.table, self.size, self.every, self.every_still = table, size, every, every_still
+        self.fps = src.fps if src is not None else fps
+        self._steps = 0  # frames stepped: checks are due by count (a live stream skips)
         self.recent: deque[np.ndarray] = deque(maxlen=9)
         self.current = calib.data
         self.unsure: list[list[int]] = []  # [first, last] frames measured with a stale model
@@ -102,7 +110,7 @@ class DriftWatch:
         self._seen: tuple | None = None  # ((image, G, detector), the warped Frame)
         self._rail_ix: tuple | None = None  # (monitor.xy, rows, columns) of the rail samples
         self._rail_ref: np.ndarray | None = None  # the rail samples at the last check
-        self.motion = CameraMotion(src.size[0])  # the frames in which the camera moves
+        self.motion = CameraMotion(size[0])  # the frames in which the camera moves
 
     @property
     def moves(self) -> list[list[int]]:
@@ -139,8 +147,9 @@ class DriftWatch:
         """The detector to use for ``frame`` and the frame it should see (``frame`` itself,
         or its picture warped onto the calibration's reference)."""
         self.recent.append(frame.image)
-        due = not frame.index % self.every and not (
-            frame.index % self.every_still
+        n, self._steps = self._steps, self._steps + 1  # = frame.index in a replay
+        due = not n % self.every and not (
+            n % self.every_still
             and (self._rails_still(frame.image) or det.still(self._warped(frame, det)))
             and not self.monitor.suspect
             and not self.follower.moving

@@ -335,6 +335,11 @@ class LiveShotCutter:
 
     ``update`` is called every frame, empty or not; it keeps a bounded buffer (the
     current shot plus a pre-roll) and runs the same cutting as :func:`cut_series` on it.
+    A camera that moves (``vision.register.DriftWatch``, live) is passed in as a replay
+    passes it: its ``moves`` ([first, last] frames: no strike, ``ball_touched``, pocket from them), its
+    ``unsure`` spans (rows there are predictions, ``visible`` 0) and ``moving`` while the
+    picture is not yet settled (no rest state is confirmed then, nor a shot opened: a shot
+    under way goes on through the move).
     """
 
     def __init__(self, table: TableSpec, fps: float, settings: ShotSettings | None = None) -> None:
@@ -349,8 +354,17 @@ class LiveShotCutter:
         self._last_end = -1
         self._preroll = int(self.fps * 1.0)
 
-    def update(self, frame: int, positions: dict[str, tuple[float, float, bool]]) -> list[Shot]:
-        """Add one frame (id -> (x mm, y mm, visible)); return shots completed now."""
+    def update(
+        self,
+        frame: int,
+        positions: dict[str, tuple[float, float, bool]],
+        moves=(),
+        unsure=(),
+        moving: bool = False,
+    ) -> list[Shot]:
+        """Add one frame (id -> (x mm, y mm, visible)); return shots completed now.
+        ``moves``, ``unsure``: [first, last] frames of the camera's moves and of frames
+        measured unsure, as known now; ``moving``: the camera is moving at ``frame``."""
         t = frame / self.fps
         moved = False
         for ident, (x, y, vis) in positions.items():
@@ -361,7 +375,9 @@ class LiveShotCutter:
             if vis:
                 self._last[ident] = (x, y)
         self._frame = frame
-        if moved:
+        if moving:  # the picture moves: nothing is at rest, no shot opens from it
+            self._still_since = None
+        elif moved:
             self._active, self._still_since = True, None
         elif self._still_since is None:
             self._still_since = frame
@@ -374,8 +390,14 @@ class LiveShotCutter:
             self._trim()
             return []
         self._active = False
-        tracks = Tracks.from_rows([(*r, None, None) for r in self._rows])
-        cut = cut_tracks(tracks, self.table, self.fps, self.s)
+        first = self._rows[0][0] if self._rows else frame
+        unsure = [(a, b) for a, b in unsure if b >= first]
+        rows = [
+            (*r[:5], 0 if any(a <= r[0] <= b for a, b in unsure) else r[5], None, None)
+            for r in self._rows
+        ]
+        moves = [(a, b) for a, b in moves if b >= first]
+        cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves)
         fresh = [s for s in cut.shots if s.start.frame > self._last_end]
         shots = [s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(fresh)]
         if shots:
