@@ -85,10 +85,11 @@ class CameraMotion:
         self._mark(first + 1, index)
         return True
 
-    def lost(self, index: int) -> None:
+    def lost(self, index: int, first: int | None = None) -> None:
         """Frame ``index`` could not be registered (or the calibration is being redone):
-        it measures nothing, it is part of the move."""
-        self._mark(index, index)
+        it measures nothing, it is part of the move (as are the frames from ``first``,
+        where given: a move confirmed late, dated from its first unregistered frame)."""
+        self._mark(index if first is None else min(first, index), index)
         self._seen = deque()
 
 

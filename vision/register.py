@@ -105,6 +105,8 @@ class DriftWatch:
         self._drifting = False  # the camera was seen to move: every frame's fit is judged
         self.jumps: list = []  # camera_moved events of knocks followed by registration
         self._checked = -1  # the last frame checked
+        self._same = -1  # the last frame seen unchanged since the last check (not checked)
+        self._failing: int | None = None  # the first frame of registrations failing
         self._lost = False  # registration failed: the monitor confirms and recalibrates
         self._fill: tuple | None = None  # (detector, its empty-cloth picture, uint8)
         self._seen: tuple | None = None  # ((image, G, detector), the warped Frame)
@@ -150,7 +152,7 @@ class DriftWatch:
         n, self._steps = self._steps, self._steps + 1  # = frame.index in a replay
         due = not n % self.every and not (
             n % self.every_still
-            and (self._rails_still(frame.image) or det.still(self._warped(frame, det)))
+            and self._unchanged(frame, det)
             and not self.monitor.suspect
             and not self.follower.moving
             and self.follower.G is None  # once moved, a drift is checked every few frames
@@ -159,11 +161,15 @@ class DriftWatch:
         if not self._lost and not self.monitor.recalibrating and (due or self.follower.moving):
             st = self.follower.update(frame.image, frame.index)
             stale = st.fresh and st.motion_px >= self.follower.jump_px  # the old pose used
-            if stale and frame.index - self._checked > 1:
-                self.unsure.append([self._checked + 1, frame.index - 1])
+            if stale and frame.index - max(self._checked, self._same) > 1:
+                self.unsure.append([max(self._checked, self._same) + 1, frame.index - 1])
             if st.jump_at is not None:
                 t = st.jump_at / self.fps if self.fps else frame.t
                 self.jumps.append(Event(frame=st.jump_at, t=t, type=EventType.CAMERA_MOVED))
+            if st.registered or self.follower.fails == 0:
+                self._failing = None
+            elif self._failing is None:  # the first failure: the move came after
+                self._failing = max(self._checked, self._same) + 1  # the last good frame
             self._checked = frame.index
             self._lost = st.failed
             self._rail_ref = self._rails(frame.image)
@@ -175,6 +181,15 @@ class DriftWatch:
             self.motion.lost(frame.index)
         self.frame_unsure = self._judge_fit(frame) or moving
         return det, self._warped(frame, det)
+
+    def _unchanged(self, frame, det: Detector) -> bool:
+        """True when ``frame`` shows the picture of the last check (the cushion noses, or
+        the detector's own test): the camera had not moved by this frame, so a move found
+        at a later check dates from after it."""
+        same = self._rails_still(frame.image) or det.still(self._warped(frame, det))
+        if same:
+            self._same = frame.index
+        return same
 
     def _judge_motion(self, index: int, st) -> bool:
         """True when the camera moves at frame ``index`` (:mod:`vision.camera_motion`),
@@ -242,8 +257,10 @@ class DriftWatch:
     def _monitor(self, frame, det: Detector) -> Detector:
         """The monitor's own path: confirm the move, record it, recalibrate."""
         ev = self.monitor.update(frame.image, frame.index, frame.t)
-        if ev is not None:
-            self.unsure.append([ev.frame, frame.index])
+        if ev is not None:  # the move began where the registrations began to fail
+            first = min(ev.frame, frame.index if self._failing is None else self._failing)
+            self.unsure.append([first, frame.index])
+            self.motion.lost(frame.index, first)
         if self.monitor.recalibrating and self.unsure:
             self.unsure[-1][1] = frame.index
         if not self.monitor.recalibrating and not self.monitor.suspect:

@@ -398,7 +398,7 @@ class LiveShotCutter:
         ]
         moves = [(a, b) for a, b in moves if b >= first]
         cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves)
-        fresh = [s for s in cut.shots if s.start.frame > self._last_end]
+        fresh = [self._carried(s, moves, rows) for s in cut.shots if s.start.frame > self._last_end]
         shots = [s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(fresh)]
         if shots:
             self._last_end = shots[-1].end.frame
@@ -406,6 +406,29 @@ class LiveShotCutter:
         keep_from = frame - self._preroll
         self._rows = [r for r in self._rows if r[0] >= keep_from]
         return shots
+
+    def _carried(self, shot: Shot, moves, rows) -> Shot:
+        """``shot`` carried through a camera move that began before it could settle: it
+        ends at the move's last frame (its balls were not seen coming to rest before) and
+        its rest positions are the balls' median measured positions over the settle
+        window after the move (:data:`AFTER_FRAMES` later); ``rows``: the buffer's."""
+        settle = self.s.settle_s * self.fps
+        end = shot.end.frame
+        span = [b for a, b in moves if a <= end + settle and b > end]
+        if not span:
+            return shot
+        b = max(span)
+        lo, hi = b + AFTER_FRAMES + 1, b + AFTER_FRAMES + max(2, int(settle))
+        seen: dict[str, list[tuple[float, float]]] = {}
+        for r in rows:
+            if lo <= r[0] <= hi and r[5]:
+                seen.setdefault(r[2], []).append((r[3], r[4]))
+        rest = dict(shot.rest)
+        for ident, xy in seen.items():
+            p = np.median(np.asarray(xy), axis=0)
+            rest[ident] = (round(float(p[0]), 1), round(float(p[1]), 1))
+        at = FrameTime(frame=b, t=round(b / self.fps, 4))
+        return shot.model_copy(update={"end": at, "rest": rest})
 
     def _trim(self) -> None:
         """Drop rows older than the pre-roll while nothing is moving."""
