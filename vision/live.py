@@ -28,6 +28,7 @@ from contract.errors import ContractError
 from contract.events import Event
 from contract.match import Shot
 from contract.tables import load_table
+from contract.tracks import Tracks
 from vision.camera_motion import AFTER_FRAMES, MOVE_WINDOW, in_spans
 from vision.capture import Frame
 from vision.detect import Detector
@@ -91,6 +92,19 @@ class LiveWatch:
             out.append(e)
         return out
 
+    def forget(self, before: int) -> None:
+        """Drop the moves told, the unsure spans and the knocks ending before frame
+        ``before`` (a worker runs all day: what it keeps stays bounded)."""
+        w = self.watch
+        if self._open or self.busy:
+            return
+        w.motion.spans[:] = [m for m in w.motion.spans if m[1] >= before]
+        w.unsure[:] = [u for u in w.unsure if u[1] >= before]
+        w.jumps[:] = [e for e in w.jumps if e.frame >= before]
+        w.monitor.events[:] = [e for e in w.monitor.events if e.frame >= before]
+        self._told = {f for f in self._told if f >= before}
+        self._key = ()
+
     def within(self, shot: Shot) -> Shot:
         """``shot`` with the camera_moved events of the moves during it (from its start
         to its end) among its events."""
@@ -112,11 +126,13 @@ def make_processor(
     fps: float = 30.0,
     reference: np.ndarray | None = None,
     follow: bool = True,
+    tap: Callable[[Tracks], None] | None = None,
 ) -> Processor:
     """One table's live pipeline. ``calibration``: CALIB.json as a dict (required);
     ``reference``: the picture (BGR, recorded px) it was fitted on, where kept (else the
     first frame received is taken to match it); ``follow``: keep the calibration true
-    while the camera moves (``False``: the calibration as given throughout)."""
+    while the camera moves (``False``: the calibration as given throughout); ``tap``:
+    called with each frame's tracker rows (contract §7, table mm; benchmarks, overlays)."""
     if calibration is None:
         raise ContractError(spec, "calibration", "live vision needs the table's calibration")
     calib = (
@@ -128,7 +144,7 @@ def make_processor(
     size = tuple(int(v) for v in calib.data.image_size)
     tracker = Tracker(table)
     cutter = LiveShotCutter(table, fps)
-    state: dict = {"last": -1, "det": None, "live": None}
+    state: dict = {"last": -1, "det": None, "live": None, "forgot": 0}
 
     def start(image: np.ndarray) -> None:
         """The drift watch on the first frame, the empty-cloth model in its pixels."""
@@ -157,6 +173,8 @@ def make_processor(
         else:
             found = state["det"].detect(frame)
         rows = tracker.update(found, empty=state["det"].cloth_empty)
+        if tap is not None:
+            tap(rows)
         positions = {
             str(rows.id[i]): (float(rows.x[i]), float(rows.y[i]), bool(rows.visible[i]))
             for i in range(len(rows))
@@ -165,7 +183,11 @@ def make_processor(
         if live is None:
             shots = cutter.update(index, positions)
             return [s.model_dump(mode="json", exclude_none=True) for s in shots]
-        moved, unsure = live.recent(index - int(60 * fps))  # no shot lasts a minute
+        minute = int(60 * fps)  # no shot lasts a minute
+        if index - state["forgot"] >= minute:
+            live.forget(index - minute)
+            state["forgot"] = index
+        moved, unsure = live.recent(index - minute)
         shots = cutter.update(index, positions, moved, unsure, live.moving(index))
         out = [live.within(s).model_dump(mode="json", exclude_none=True) for s in shots]
         return out + [e.model_dump(mode="json", exclude_none=True) for e in live.told(index)]

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from vision_scene import draw_scene, topdown_calib
 
+from contract.events import Event, EventType
 from contract.tables import load_table
 from vision.camera_motion import AFTER_FRAMES
-from vision.live import make_processor
+from vision.live import FINAL_FRAMES, LiveWatch, make_processor
+from vision.register import DriftWatch
 from vision.shots import LiveShotCutter
 
 SIZE = (960, 540)
@@ -122,3 +124,25 @@ def test_live_cutter_takes_no_strike_from_a_move(offset_mm) -> None:
 
     assert run(True) == []
     assert len(run(False)) >= 1
+
+
+def test_moves_told_once_when_over_and_forgotten_later() -> None:
+    """A move is told once, when no later motion can join it (``FINAL_FRAMES`` after its
+    last frame); a knock without a span likewise; what was told and lies a minute back
+    is dropped (a worker runs all day)."""
+    table = load_table("pyramid-12ft")
+    calib = topdown_calib(table, SIZE, margin_px=110)
+    img = draw_scene(calib, table, SIZE, STILL, seed=0)
+    live = LiveWatch(DriftWatch(calib, table, None, first=[img], fps=FPS))
+    w = live.watch
+    w.motion.spans.append([100, 110])
+    w.jumps.append(Event(frame=300, t=10.0, type=EventType.CAMERA_MOVED))
+    assert live.told(110 + FINAL_FRAMES - 1) == []  # a motion could still join it
+    assert live.moving(112) and not live.moving(110 + AFTER_FRAMES + 1)
+    told = live.told(110 + FINAL_FRAMES)
+    assert [(e.frame, getattr(e, "until", None)) for e in told] == [(100, 110)]
+    assert live.told(200) == []  # told once
+    assert [e.frame for e in live.told(300 + FINAL_FRAMES)] == [300]
+    live.forget(200)
+    assert w.motion.spans == [] and [e.frame for e in w.jumps] == [300]
+    assert live.told(400) == []
