@@ -336,10 +336,10 @@ class LiveShotCutter:
     ``update`` is called every frame, empty or not; it keeps a bounded buffer (the
     current shot plus a pre-roll) and runs the same cutting as :func:`cut_series` on it.
     A camera that moves (``vision.register.DriftWatch``, live) is passed in as a replay
-    passes it: its ``moves`` ([first, last] frames: no strike, ``ball_touched``, pocket from them), its
-    ``unsure`` spans (rows there are predictions, ``visible`` 0) and ``moving`` while the
-    picture is not yet settled (no rest state is confirmed then, nor a shot opened: a shot
-    under way goes on through the move).
+    passes it: its ``moves`` ([first, last] frames: no strike, ``ball_touched`` or pocket
+    from them), its ``unsure`` spans (rows there are predictions, ``visible`` 0) and
+    ``moving`` while the picture is not yet settled (no rest state is confirmed then, nor
+    a shot opened: a shot under way goes on through the move).
     """
 
     def __init__(self, table: TableSpec, fps: float, settings: ShotSettings | None = None) -> None:
