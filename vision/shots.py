@@ -9,6 +9,7 @@ reported at the nearest frame.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -329,6 +330,10 @@ def cut_tracks(
     return cut_series(series_from_tracks(tracks, fps), table, settings, moved)
 
 
+LIVE_BUFFER_S = 60.0  # a live buffer never settled (a jittery picture) is cut at this
+LIVE_KEEP_S = 20.0  # age (s), handing out the shots over this long ago, keeping the rest
+
+
 class LiveShotCutter:
     """Streaming shot cutting: feed every frame's positions, get each shot as soon as
     its rest state is confirmed (the settle window after the last ball stopped).
@@ -349,6 +354,9 @@ class LiveShotCutter:
         self._frame = -1  # the last frame fed (only it is needed: nothing grows per frame)
         self._last: dict[str, tuple[float, float]] = {}
         self._still_since: int | None = None
+        self._calm_since: int | None = None  # the first frame since the camera last moved
+        self._noise: deque[float] = deque(maxlen=2000)  # |dx|, |dy| mm of small steps
+        self._sigma = 0.0  # measurement noise (mm, one axis) of the recent steps
         self._active = False
         self._emitted = 0
         self._last_end = -1
@@ -367,29 +375,39 @@ class LiveShotCutter:
         measured unsure, as known now; ``moving``: the camera is moving at ``frame``."""
         t = frame / self.fps
         moved = False
+        thr = max(self.s.move_mm / 2, 3.5 * self._sigma)  # a step over the noise
         for ident, (x, y, vis) in positions.items():
             self._rows.append((frame, t, ident, x, y, int(vis)))
             p = self._last.get(ident)
-            if p is not None and vis and np.hypot(x - p[0], y - p[1]) > self.s.move_mm / 2:
-                moved = True
+            if p is not None and vis:
+                dx, dy = x - p[0], y - p[1]
+                step = np.hypot(dx, dy)
+                moved = moved or step > thr
+                if step < 10.0:
+                    self._noise.extend((abs(dx), abs(dy)))
             if vis:
                 self._last[ident] = (x, y)
+        if not frame % 30 and len(self._noise) >= 20:  # as vision.series.noise_mm
+            self._sigma = float(1.4826 * np.median(self._noise) / np.sqrt(2.0))
         self._frame = frame
         if moving:  # the picture moves: nothing is at rest, no shot opens from it
-            self._still_since = None
+            self._still_since = self._calm_since = None
         elif moved:
             self._active, self._still_since = True, None
         elif self._still_since is None:
             self._still_since = frame
-        settled = (
-            self._active
-            and self._still_since is not None
-            and frame - self._still_since >= self.s.settle_s * self.fps
+        if self._calm_since is None and not moving:
+            self._calm_since = frame
+        n = self.s.settle_s * self.fps
+        settled = self._active and (
+            (self._still_since is not None and frame - self._still_since >= n)
+            or (frame - (self._calm_since or frame) >= n and self._window_still(frame, n))
         )
-        if not settled:
+        full = bool(self._rows) and frame - self._rows[0][0] > LIVE_BUFFER_S * self.fps
+        if not settled and not full:
             self._trim()
             return []
-        self._active = False
+        self._active = self._active and not settled
         first = self._rows[0][0] if self._rows else frame
         unsure = [(a, b) for a, b in unsure if b >= first]
         rows = [
@@ -398,14 +416,39 @@ class LiveShotCutter:
         ]
         moves = [(a, b) for a, b in moves if b >= first]
         cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves)
-        fresh = [self._carried(s, moves, rows) for s in cut.shots if s.start.frame > self._last_end]
+        done = frame if settled else frame - LIVE_KEEP_S * self.fps  # full: shots over
+        fresh = [
+            self._carried(s, moves, rows)
+            for s in cut.shots
+            if s.start.frame > self._last_end and (settled or s.end.frame < done)
+        ]
         shots = [s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(fresh)]
         if shots:
             self._last_end = shots[-1].end.frame
         self._emitted += len(shots)
-        keep_from = frame - self._preroll
+        keep_from = frame - self._preroll if settled else done
         self._rows = [r for r in self._rows if r[0] >= keep_from]
         return shots
+
+    def _window_still(self, frame: int, n: float) -> bool:
+        """True when every ball seen over the last ``n`` frames lay within the noise of
+        its median position there (``move_mm``, at least 4.5 noise sigmas) in four of
+        five of its frames: the rest state of a jittery picture (a hand-held camera's
+        registration), where a frame-to-frame step over the noise now and then does not
+        mean that a ball rolls."""
+        radius = max(self.s.move_mm, 4.5 * self._sigma)
+        seen: dict[str, list[tuple[float, float]]] = {}
+        for r in reversed(self._rows):
+            if r[0] <= frame - n:
+                break
+            if r[5]:
+                seen.setdefault(r[2], []).append((r[3], r[4]))
+        for xy in seen.values():
+            a = np.asarray(xy)
+            off = np.hypot(*(a - np.median(a, axis=0)).T)
+            if np.mean(off > radius) > 0.2:
+                return False
+        return True
 
     def _carried(self, shot: Shot, moves, rows) -> Shot:
         """``shot`` carried through a camera move that began before it could settle: it

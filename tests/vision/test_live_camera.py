@@ -15,7 +15,7 @@ from contract.tables import load_table
 from vision.camera_motion import AFTER_FRAMES
 from vision.live import FINAL_FRAMES, LiveWatch, make_processor
 from vision.register import DriftWatch
-from vision.shots import LiveShotCutter
+from vision.shots import LIVE_BUFFER_S, LiveShotCutter
 
 SIZE = (960, 540)
 FPS = 30.0
@@ -146,3 +146,22 @@ def test_moves_told_once_when_over_and_forgotten_later() -> None:
     live.forget(200)
     assert w.motion.spans == [] and [e.frame for e in w.jumps] == [300]
     assert live.told(400) == []
+
+
+def test_live_cutter_never_settled_stays_bounded_and_hands_out_the_shot() -> None:
+    """A picture that never comes to rest (a detection flickering 20 mm every frame, as
+    between two balls of a jittery hand-held view) keeps the live cutter from confirming
+    a rest state: it still hands out the shot struck meanwhile once its buffer spans
+    ``LIVE_BUFFER_S``, and keeps no more than that."""
+    table = load_table("pyramid-12ft")
+    cut, got, most = LiveShotCutter(table, FPS), [], 0
+    struck = 300
+    for k in range(int((LIVE_BUFFER_S + 15) * FPS)):
+        pos = {n: (x, y, True) for n, (x, y, _) in zip(("w1", "w2", "yellow"), STILL, strict=True)}
+        pos["w3"] = (*_rolling(k, struck)[:2], True)
+        pos["w4"] = (3000.0 + 20.0 * (k % 2), 300.0, True)
+        got += [(k, s) for s in cut.update(k, pos)]
+        most = max(most, len(cut._rows))
+    assert [(abs(s.start.frame - struck) <= 2, s.cue_ball) for _, s in got] == [(True, "w3")]
+    assert got[0][0] <= (LIVE_BUFFER_S + 1) * FPS
+    assert most <= 5 * (LIVE_BUFFER_S + 1) * FPS
