@@ -8,7 +8,9 @@ the camera reframes at 40-62 and swings from 305, by the person's labels in
 fed frame by frame through the live processor (:func:`vision.live.make_processor`, its
 reference the calibration's picture). Strikes, ``camera_moved`` (frames, and the frame
 the live worker told it on) and the ball counts at the labelled rest states are listed
-side by side. ``cost``: the live processor's CPU time a frame on the 1080p speed clip
+side by side; then the clip's last frame is fed again for :data:`HOLD_S` (the clip ends
+while the camera swings: a live worker confirms a rest state only once it holds still)
+and what the live worker hands out then is listed. ``cost``: the live processor's CPU time a frame on the 1080p speed clip
 with the drift watch (``follow``) and without it (the live worker before it had one).
 Skips the clip cleanly without the footage.
 
@@ -40,6 +42,7 @@ from vision.shots import shots_from_tracks
 from vision.stream import concat
 
 CLIP = "pool-uk8ball-overhead/break.mp4"
+HOLD_S = 2.0  # after the clip, its last frame fed again this long (a camera held still)
 
 
 def _frames(path: str):
@@ -82,12 +85,16 @@ def clip(name: str = CLIP) -> dict:
     }
     parts: list = []
     proc = make_processor(table.name, calib, fps=res.fps, reference=plate, tap=parts.append)
-    items, cpu = [], 0.0
+    items, cpu, last, n = [], 0.0, None, 0
     for k, img in _frames(video):
         c0 = time.process_time()
         got = proc(img, k / res.fps)
         cpu += time.process_time() - c0
         items += [(k, it) for it in got]
+        last, n = img, k + 1
+    held = []  # the camera then holds still: the last frame again for HOLD_S
+    for k in range(n, n + int(HOLD_S * res.fps)):
+        held += [(k, it) for it in proc(last, k / res.fps)]
     tracks = concat(parts)
     live = {
         "strikes": [it["start"]["frame"] for _, it in items if "type" not in it],
@@ -96,6 +103,10 @@ def clip(name: str = CLIP) -> dict:
         ],
         "counts": _counts(tracks, label, table),
         "ms_per_frame": 1000.0 * cpu / max(1, res.frames),
+        "held": [
+            [k, it["start"]["frame"], it["end"]["frame"]] if "type" not in it else [k, it]
+            for k, it in held
+        ],
     }
     truth = {
         "strikes": [s["strike"] for s in label["shots"]],
@@ -145,6 +156,7 @@ def _print(res: dict) -> None:
         print(f"{'camera_moved':22} {str(r['camera_moved']):34} {str(moved_l):34} {t['camera']}")
         told = [m[2] - (m[1] if m[1] is not None else m[0]) for m in lv["camera_moved"]]
         print(f"{'  told (frames after)':22} {'':34} {str(told):34}")
+        print(f"{'  then held still':22} {'':34} {str(lv['held'])[:60]}")
         for (f, n, a, b), (_, _, la, lb) in zip(r["counts"], lv["counts"], strict=True):
             print(f"{'  balls at ' + str(f):22} {f'{a} (end {b})':34} {f'{la} (end {lb})':34} {n}")
     k = res["cost"]

@@ -287,7 +287,11 @@ class DriftWatch:
             base = det.plate_full if det.plate_full is not None else frame.image
             self._fill = (det, np.clip(base, 0, 255).astype(np.uint8))
         key = (frame.image, G, det)
-        if self._seen is not None and all(a is b for a, b in zip(self._seen[0], key, strict=True)):
+        if (
+            self._seen is not None
+            and all(a is b for a, b in zip(self._seen[0], key, strict=True))
+            and self._seen[1].index == frame.index  # a feed may hand one image twice
+        ):
             return self._seen[1]
         out = self._fill[1].copy()
         cv2.warpPerspective(

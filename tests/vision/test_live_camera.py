@@ -13,6 +13,8 @@ from vision_scene import draw_scene, topdown_calib
 from contract.events import Event, EventType
 from contract.tables import load_table
 from vision.camera_motion import AFTER_FRAMES
+from vision.capture import Frame
+from vision.detect import Detector
 from vision.live import FINAL_FRAMES, LiveWatch, make_processor
 from vision.register import DriftWatch
 from vision.shots import LIVE_BUFFER_S, LiveShotCutter
@@ -165,3 +167,18 @@ def test_live_cutter_never_settled_stays_bounded_and_hands_out_the_shot() -> Non
     assert [(abs(s.start.frame - struck) <= 2, s.cue_ball) for _, s in got] == [(True, "w3")]
     assert got[0][0] <= (LIVE_BUFFER_S + 1) * FPS
     assert most <= 5 * (LIVE_BUFFER_S + 1) * FPS
+
+
+def test_one_image_fed_twice_is_seen_at_each_frame() -> None:
+    """A feed that hands the same image object on two frames (a frozen camera, a reused
+    buffer): the registered frame the detector sees carries each frame's own number."""
+    table = load_table("pyramid-12ft")
+    calib = topdown_calib(table, SIZE, margin_px=110)
+    img = draw_scene(calib, table, SIZE, STILL, seed=0)
+    w = DriftWatch(calib, table, None, first=[img], fps=FPS)
+    det = Detector(calib, table, SIZE)
+    det.fit_background([img])
+    w.follower.G = np.array([[1.0, 0.0, 4.0], [0.0, 1.0, -3.0], [0.0, 0.0, 1.0]])
+    seen = [w._warped(Frame(k, k / FPS, img), det) for k in (7, 8)]
+    assert [f.index for f in seen] == [7, 8]
+    assert np.array_equal(seen[0].image, seen[1].image)
