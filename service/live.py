@@ -91,6 +91,13 @@ def truth_processor(path: Path) -> Callable:
     return process
 
 
+def _note(process: Any) -> str | None:
+    """The vision's own word on why no shot can come now (``process.note()``, where it
+    has one: the camera moving or being recalibrated), for the table's status."""
+    note = getattr(process, "note", None)
+    return note() if callable(note) else None
+
+
 def _put(out: Any, msg: dict, block: bool = False) -> None:
     """Status messages are dropped when the queue is full; shots wait for room."""
     with contextlib.suppress(queue.Full):
@@ -197,11 +204,14 @@ def worker_main(
         if now - last_status > status_every_s:
             state["fps"] = round(counted / max(now - t_rate, 1e-6), 2)
             counted, t_rate, last_status = 0, now, now
-            _put(out, {"type": "status", "table": table_id, **state, "vision": why})
+            _put(
+                out, {"type": "status", "table": table_id, **state, "vision": why or _note(process)}
+            )
         if stop.is_set() or (not cap_thread.is_alive() and latest[0] is None):
             break
     state["fps"] = 0.0
-    _put(out, {"type": "status", "table": table_id, **state, "vision": why}, block=True)
+    msg = {"type": "status", "table": table_id, **state, "vision": why or _note(process)}
+    _put(out, msg, block=True)
 
 
 class _Live:

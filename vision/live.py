@@ -5,7 +5,9 @@ and the live shot cutter for one table and returns ``process(image, t) -> list[d
 each call handles one camera frame (BGR pixels, ``t`` seconds on the stream's clock) and
 returns the contract §8 shots whose rest state was confirmed on this frame (their
 events in table mm, frames numbered ``round(t * fps)``) and the ``camera_moved`` events
-(contract Event dicts, told apart from shots by their ``type``) of moves that are over.
+(contract Event dicts, told apart from shots by their ``type``) of moves that are over;
+``process.note()`` says, while the camera moves or the table is being recalibrated, why no
+shot can be confirmed (the worker shows it as the table's ``vision`` status).
 
 A camera knocked or drifting during the session is followed as a replay follows it
 (``vision.register.DriftWatch`` fed frame by frame, its reference picture the first
@@ -91,6 +93,16 @@ class LiveWatch:
             self._told.add(e.frame)
             out.append(e)
         return out
+
+    def note(self, index: int) -> str | None:
+        """Why no shot can be confirmed at frame ``index`` (the table's status), if the
+        camera is the reason: moving, or moved and being recalibrated."""
+        if self.busy:
+            why = self.watch.monitor.last_error
+            return "camera moved: recalibrating" + (f" (last try: {why})" if why else "")
+        if self.moving(index):
+            return "camera moving: no rest state is confirmed until it holds still"
+        return None
 
     def forget(self, before: int) -> None:
         """Drop the moves told, the unsure spans and the knocks ending before frame
@@ -192,4 +204,10 @@ def make_processor(
         out = [live.within(s).model_dump(mode="json", exclude_none=True) for s in shots]
         return out + [e.model_dump(mode="json", exclude_none=True) for e in live.told(index)]
 
+    def note() -> str | None:
+        """The camera's state for the table's status (``LiveWatch.note``), if any."""
+        live = state["live"]
+        return None if live is None else live.note(state["last"])
+
+    process.note = note  # type: ignore[attr-defined]
     return process

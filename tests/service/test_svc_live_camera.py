@@ -51,3 +51,28 @@ def test_camera_moved_reaches_status_and_event_log(client, settings) -> None:
     assert logged == [{"table": t["id"], "event": MOVED}]
     shots = client.get(f"/matches/{mid}/shots").json()["shots"]
     assert len(shots) == 1  # the shot is judged as before
+
+
+def test_status_says_why_while_the_camera_moves(tmp_path: Path) -> None:
+    """The vision's ``note`` (the camera moving, or being recalibrated) is the table's
+    ``vision`` status while it lasts, and clears once the camera holds still."""
+    video = write_test_video(tmp_path / "v.mp4", frames=24, fps=30)
+    seen: list[float] = []
+
+    def make(spec, calib):
+        def process(frame, t):
+            seen.append(t)
+            return []
+
+        process.note = lambda: "camera moved: recalibrating" if len(seen) < 12 else None
+        return process
+
+    q: queue.Queue = queue.Queue()
+    worker_main(
+        1, str(video), "pyramid-12ft", None, q, threading.Event(), make, status_every_s=0.05
+    )
+    msgs = []
+    while not q.empty():
+        msgs.append(q.get())
+    said = [m["vision"] for m in msgs if m["type"] == "status"]
+    assert said[0] == "camera moved: recalibrating" and said[-1] is None
