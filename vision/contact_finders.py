@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
-from vision.contact_checks import APPROACH_SIGMAS, approach_speed, untouched
+from vision.contact_checks import APPROACH_SIGMAS, approach_speed, bent, stayed_short, untouched
 from vision.impulse import (
     RackContact,
     closest_approaches,
@@ -20,6 +20,8 @@ from vision.impulse import (
     impulse_scan,
     rack_contacts,
     rest_positions,
+    slide_decel,
+    slide_travel,
 )
 from vision.motion import Movement
 from vision.series import line_fit
@@ -210,6 +212,8 @@ class ContactFinders:
                 self.s, ib, ia, c.f, self.R, sig
             ):
                 continue  # the impulse went round a ball that stayed put: not through it
+            if stayed_short(self.s, ib, ia, c.f, self.R, sig, self._travel(thr, c.f)):
+                continue  # the struck ball at rest never went where the least impulse sends it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
 
     def closing(self, ia: int, ib: int, f: float) -> bool:
@@ -218,8 +222,41 @@ class ContactFinders:
         ``APPROACH_SIGMAS`` motion-noise sigmas): a pair that never closed in (a rack's
         members spreading side by side, their read centres jittering) exchanged no
         impulse. True where the speed cannot be read (a sample missing)."""
+        k = int(np.floor(f))
+        friction = slide_decel(self.s.fps)
+        for i in (ia, ib):
+            if bent(self.s, i, k - 2, k + 1, self.sigma_move, friction) or self._bounced(i, f):
+                return True  # a cushion turned it inside the fit or after it: unread
         ap = approach_speed(self.s, ia, ib, f)
         return ap is None or ap > APPROACH_SIGMAS * self.sigma_move
+
+    def _bounced(self, i: int, f: float) -> bool:
+        """Ball ``i``'s straight motion from its last sample before ``f`` (its velocity
+        over the frame before) puts its centre past a cushion nose line less one radius
+        by ``f``: it hit the cushion in between, its approach after that unseen."""
+        k = int(np.floor(f))
+        if k < 1 or k >= self.s.n_frames:
+            return False
+        p, q = self.s.xy[i, k], self.s.xy[i, k - 1]
+        if np.isnan(p[0]) or np.isnan(q[0]):
+            return False
+        x, y = p + (p - q) * (f - k)
+        R = self.R
+        return bool(x < R or y < R or x > self.table.L - R or y > self.table.W - R)
+
+    def _travel(self, v0: float, f: float) -> float:
+        """Distance (mm) a ball at rest given ``v0`` mm/frame at ``f`` covers by the middle
+        of the window :func:`vision.contact_checks.stayed_short` reads (``floor(f) + 4.5``):
+        it slides until it rolls at 5/7 of ``v0`` (:func:`vision.impulse.slide_travel`),
+        then rolls, slowing by the video's rolling deceleration."""
+        tau = int(np.floor(f)) + 4.5 - f
+        d = slide_decel(self.s.fps)
+        ts = min(tau, 2.0 * v0 / (7.0 * d))
+        slid = float(slide_travel(v0, np.array([ts]), d)[0])
+        vr, roll = 5.0 / 7.0 * v0, self.settings.decel or 0.0
+        t = tau - ts
+        rolled = vr * t - 0.5 * roll * t * t if roll * t < vr else vr * vr / (2.0 * roll)
+        return slid + rolled
 
     def _pushed_apart(self, ia: int, ib: int, f: float) -> bool:
         """Both balls' velocities (mm/frame, straight fits over two frames each side of
