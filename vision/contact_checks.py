@@ -101,7 +101,7 @@ def stayed_short(
         return False  # moving before: its travel is not the contact's
     moved = float(np.linalg.norm(np.median(post, axis=0) - rest))
     noise = 3.0 * np.sqrt(2.0) * 1.2533 * sigma / np.sqrt(n)
-    return moved < travel - noise and not _passed_on(series, b, other, f, R, sigma, 3)
+    return bool(moved < travel - noise) and not _passed_on(series, b, other, f, R, sigma, 3)
 
 
 def bent(series: Series, b: int, lo: int, hi: int, sigma: float, friction: float) -> bool:
