@@ -40,6 +40,7 @@ from vision.streak import SCORE as STREAK_SCORE
 from vision.track_numbers import NumberReading
 from vision.track_rest import at_rest_pairs, nearest_leftovers
 from vision.track_state import TrackerConfig, _Track
+from vision.track_swap import colour_swaps
 
 NAN = float("nan")
 # ball radii: a detection this near a sure ball's track is that ball, any colour. Off (0):
@@ -255,9 +256,9 @@ class Tracker(NumberReading):
         self._last_t = det.t
         live = [t for t in self.tracks if t.state in ("tentative", "active")]
         self._predict(live, dt)
-        D = self.table.ball_mm
+        D, cfg = self.table.ball_mm, self.cfg
         cols = np.arange(len(det))
-        pairs = self._assign(live, det, cols, self.cfg.near_gate_balls * D, True, False)
+        pairs = self._assign(live, det, cols, cfg.near_gate_balls * D, True, False)
         used_t = {i for i, _ in pairs}
         used_d = {j for _, j in pairs}
         rest_t = [  # the far gate only for balls seen lately (a break), not coasting ones
@@ -270,7 +271,8 @@ class Tracker(NumberReading):
             [live[i] for i in rest_t], det, rest_d, self.cfg.far_gate_balls * D, True, True
         )
         pairs += [(rest_t[i], j) for i, j in far]
-        used_d |= {j for _, j in far}
+        pairs = colour_swaps(live, det, pairs, cfg.near_gate_balls * D, cfg.far_gate_balls * D)
+        used_d = {j for _, j in pairs}
         pairs += self._home(live, det, {i for i, _ in pairs}, used_d)
         used_d |= {j for _, j in pairs}
         ball_r = self.table.ball_radius  # a resting ball read in another colour (clip1's 4)
