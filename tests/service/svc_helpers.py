@@ -50,6 +50,20 @@ def new_match(c: TestClient, **kw: object) -> dict:
     return r.json()
 
 
+def live_table(c: TestClient, settings: Settings):
+    """A table with a match whose live worker is taken as running (no process): returns
+    (the live manager, the table's id, the match's id, the app's runtime), for feeding
+    ``LiveManager._handle`` the worker's messages by hand."""
+    from service.live import _Live
+
+    t = c.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
+    mid = new_match(c, table_id=t["id"])["id"]
+    rt = c.app.state.runtimes[settings.db_target]
+    live = rt.extras["live"]
+    live._live[t["id"]] = _Live(rt.db.table(t["id"]), mid)
+    return live, t["id"], mid, rt
+
+
 def shot(
     player: str = "A",
     cue: str = "w1",

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from svc_helpers import AUTH, new_match, shot
+from svc_helpers import AUTH, live_table, new_match, shot
 
 from service.live import LiveManager, worker_main, write_test_video
 
@@ -90,17 +90,11 @@ def test_reconnect_records_the_gap(tmp_path: Path) -> None:
 
 
 def test_shot_messages_feed_the_match(client, settings) -> None:
-    t = client.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
-    mid = new_match(client, table_id=t["id"])["id"]
-    rt = client.app.state.runtimes[settings.db_target]
-    live: LiveManager = rt.extras["live"]
-    from service.live import _Live
-
-    live._live[t["id"]] = _Live(rt.db.table(t["id"]), mid)
-    live._handle({"type": "shot", "table": t["id"], "shot": shot()})
-    live._handle({"type": "shot", "table": t["id"], "shot": {"bad": 1}})
-    live._handle({"type": "gap", "table": t["id"], "start": 1.0, "end": 2.0})
-    st = client.get(f"/tables/{t['id']}").json()["status"]
+    live, tid, mid, _ = live_table(client, settings)
+    live._handle({"type": "shot", "table": tid, "shot": shot()})
+    live._handle({"type": "shot", "table": tid, "shot": {"bad": 1}})
+    live._handle({"type": "gap", "table": tid, "start": 1.0, "end": 2.0})
+    st = client.get(f"/tables/{tid}").json()["status"]
     assert "shot refused" in st["last_error"] and st["gaps"] == [{"start": 1.0, "end": 2.0}]
     shots = client.get(f"/matches/{mid}/shots").json()["shots"]
     assert len(shots) == 1 and shots[0]["verdict"]

@@ -8,9 +8,9 @@ import queue
 import threading
 from pathlib import Path
 
-from svc_helpers import AUTH, new_match, shot
+from svc_helpers import live_table, shot
 
-from service.live import LiveManager, _Live, worker_main, write_test_video
+from service.live import worker_main, write_test_video
 
 MOVED = {"frame": 12, "t": 0.4, "type": "camera_moved", "until": 20}
 
@@ -39,16 +39,12 @@ def test_worker_sends_camera_moved_apart_from_shots(tmp_path: Path) -> None:
 
 
 def test_camera_moved_reaches_status_and_event_log(client, settings) -> None:
-    t = client.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
-    mid = new_match(client, table_id=t["id"])["id"]
-    rt = client.app.state.runtimes[settings.db_target]
-    live: LiveManager = rt.extras["live"]
-    live._live[t["id"]] = _Live(rt.db.table(t["id"]), mid)
-    live._handle({"type": "event", "table": t["id"], "event": MOVED})
-    live._handle({"type": "shot", "table": t["id"], "shot": shot()})
-    assert live.status(t["id"])["camera_moved"] == [MOVED]
+    live, tid, mid, rt = live_table(client, settings)
+    live._handle({"type": "event", "table": tid, "event": MOVED})
+    live._handle({"type": "shot", "table": tid, "shot": shot()})
+    assert live.status(tid)["camera_moved"] == [MOVED]
     logged = [e.data for e in rt.db.events(match_id=mid) if e.kind == "table"]
-    assert logged == [{"table": t["id"], "event": MOVED}]
+    assert logged == [{"table": tid, "event": MOVED}]
     shots = client.get(f"/matches/{mid}/shots").json()["shots"]
     assert len(shots) == 1  # the shot is judged as before
 
