@@ -46,6 +46,12 @@ class TableStatus(BaseModel):
         default_factory=dict, description="automatic calibration: state, at, error, rms_mm"
     )
     vision: str | None = Field(default=None, description="why no shots come, if none can")
+    camera_moved: list[dict] = Field(
+        default_factory=list,
+        description="the camera's moves seen live, last 100: contract events "
+        "{frame, t, type: camera_moved, until} (frames of the live stream, t in seconds)",
+    )
+    ended: bool = Field(default=False, description="a file source played to its end")
 
 
 class TableOut(BaseModel):

@@ -43,6 +43,8 @@ def test_camera_moved_reaches_status_and_event_log(client, settings) -> None:
     live._handle({"type": "event", "table": tid, "event": MOVED})
     live._handle({"type": "shot", "table": tid, "shot": shot()})
     assert live.status(tid)["camera_moved"] == [MOVED]
+    table = client.get(f"/tables/{tid}").json()
+    assert table["status"]["camera_moved"] == [MOVED]  # what a scoreboard polling REST sees
     logged = [e.data for e in rt.db.events(match_id=mid) if e.kind == "table"]
     assert logged == [{"table": tid, "event": MOVED}]
     shots = client.get(f"/matches/{mid}/shots").json()["shots"]
