@@ -14,6 +14,7 @@ import numpy as np
 from contract.events import Event, EventType
 from vision.contact_checks import APPROACH_SIGMAS, approach_speed, bent, stayed_short, untouched
 from vision.impulse import (
+    NEAR,
     RackContact,
     closest_approaches,
     component,
@@ -88,9 +89,19 @@ class ContactFinders:
             (c for c in comp if abs(starts.get(c, 1e18) - m.start_f) <= 2.0), key=starts.get
         )
 
+        # balls at rest near enough to meet a member in the frames its velocity is read
+        # over join the solve (their pairs with members are near pairs)
+        ring = [
+            b
+            for b in rest
+            if b not in out
+            and any(np.linalg.norm(rest[b] - rest[c]) - 2 * self.R < NEAR * tol for c in comp)
+        ]
+
         def solve(striker: str, c: str) -> list[RackContact]:
             """The rack's contacts when ``striker`` hit member ``c``."""
-            args = (starts[c], comp, rest, self.R, tol, thr, starts.get(striker))
+            members = comp + [b for b in ring if b != striker]
+            args = (starts[c], members, rest, self.R, tol, thr, starts.get(striker))
             floor = RACK_NOISE_SIGMAS * self.sigma_move
             return rack_contacts(self.s, striker, c, *args, self._motion(), floor)
 
