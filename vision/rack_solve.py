@@ -302,10 +302,10 @@ def _member_weights(A: np.ndarray, y: np.ndarray, w: np.ndarray, member: np.ndar
     """Row weights (1 / sigma, per mm/frame) with each member misread beyond its own
     sigma widened to its misfit: the NNLS fit's residual of a member (RMS over its rows,
     in its sigmas) above ``MEMBER_SIGMAS`` widens that member's sigma by it over
-    ``MEMBER_SIGMAS``, refitted until none does (a fast member's start read a few per
-    cent off (on a synthetic 1080p break 7 % short at 175 mm/frame) misfits by 14 of its sigmas;
-    widening every member by the common misfit would hide the slow members' impulses
-    of a mm/frame that their own readings show)."""
+    ``MEMBER_SIGMAS``, refitted until none does. A fast member's start read a few per
+    cent off (on a synthetic 1080p break, 7 % short at 175 mm/frame) misfits by 14 of
+    its sigmas; widening every member by the common misfit hid the slow members'
+    impulses of a mm/frame or two that their own readings show."""
     w = w.copy()
     for _ in range(MEMBER_ROUNDS):
         p = nnls(A * w[:, None], y * w)[0]
