@@ -30,10 +30,9 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from calibration.plate import median_images
 from contract.calib import Calibration
 from contract.tables import TableSpec
-from vision.background import still_cloth
+from vision.background import median_frames, still_cloth
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
@@ -193,8 +192,10 @@ class Detector(TileForeground, CandidateChecks):
         if not images:
             raise ValueError("fit_background needs at least one image")
         images = images[:: max(1, len(images) // 9)][:9]
-        work = np.stack([self._work(im) for im in images]).astype(np.float32)
-        med = np.median(work, axis=0) if len(work) > 1 else work[0]
+        small = [self._work(im) for im in images]
+        work = np.stack(small).astype(np.float32)
+        # uint8 medians equal np.median of the float32 stack (an odd count: the middle value)
+        med = median_frames(small).astype(np.float32) if len(small) % 2 else np.median(work, axis=0)
         h, w = med.shape[:2]
         inner = self.geo.inner > 0
         vv, uu = np.nonzero(inner)
@@ -222,7 +223,7 @@ class Detector(TileForeground, CandidateChecks):
         core = cv2.erode(core, np.ones((3, 3), np.uint8)) > 0
         # the per-pixel median of the frames where it is used, but the cloth under balls
         # that stand there all video long (the median holds them: vision.background)
-        med = median_images(images)
+        med = median_frames(images)
         core |= still_cloth(med, plate, core, self.calib, self.table, self.geo)
         np.copyto(plate, med, where=~core[..., None])
         self.plate_full = plate

@@ -29,6 +29,7 @@ from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec
+from vision.background import median_frames
 from vision.camera_motion import AFTER_FRAMES, CameraMotion, merge_spans
 from vision.capture import Detections, Frame, VideoSource, open_capture
 from vision.detect import Detector
@@ -51,6 +52,12 @@ def first_frames(source: str | int, count: int) -> list[np.ndarray]:
         out.append(img)
     cap.release()
     return out
+
+
+def _plate(first: list[np.ndarray]) -> np.ndarray:
+    """The upper per-pixel median of ``first`` (``median_images(first, upper=True)``,
+    by a median network for an odd count: :func:`vision.background.median_frames`)."""
+    return median_frames(first) if len(first) % 2 else median_images(first, upper=True)
 
 
 class DriftWatch:
@@ -88,9 +95,7 @@ class DriftWatch:
 
         if first is None:  # a file: its first frames, read ahead
             first = first_frames(src.source, 9)
-        plate = (
-            median_images(first, upper=True) if first else src._peek.image
-        )  # as calibration.plate
+        plate = _plate(first) if first else src._peek.image  # as calibration.plate
         anchor, G = anchor_for(plate, first[0] if first else plate, calib, table, reference)
         self.monitor = CalibrationMonitor(anchor, calib.data, table)
         self.follower = Follower(self.monitor, Registrar(anchor, calib, table), G)
