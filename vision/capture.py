@@ -56,6 +56,9 @@ class Detections:
     ``unsure``: the frame's pixels could not be placed on the table well (a drifting
     camera's registration failed or misfits the cushion noses, :mod:`vision.register`):
     its positions are not measurements a tracker may decide on.
+
+    ``axis`` (optional, (N,2)): a smear's long axis in table mm (unit vector; NaN for a
+    sharp ball), the line its centre ran along; None when the detector does not say.
     """
 
     frame: int
@@ -68,6 +71,7 @@ class Detections:
     blurred: np.ndarray = field(repr=False)
     actors: np.ndarray = field(repr=False)
     unsure: bool = False
+    axis: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.uv)

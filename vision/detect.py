@@ -36,7 +36,7 @@ from vision.background import median_frames, still_cloth
 from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
-from vision.detect_checks import CandidateChecks
+from vision.detect_checks import CandidateChecks, smear_axes_mm, with_axes
 from vision.detect_foreground import (
     TILE,
     TileForeground,
@@ -305,6 +305,7 @@ class Detector(TileForeground, CandidateChecks):
         s = self.scale
         centres: list[np.ndarray] = []  # (K,2) video px per blob of balls
         blurred: list[float] = []  # smear length / width; 0: a sharp ball
+        axes: list = []  # a smear's long axis (unit vector, work px); None: a sharp ball
         owner: list[tuple] = []  # blob key of each centre
         actors: list[np.ndarray] = []
         cache: dict[tuple, BlobFit] = {}
@@ -335,12 +336,15 @@ class Detector(TileForeground, CandidateChecks):
             k = len(fit.centres)
             centres.append((fit.centres + [x, y] + 0.5) / s - 0.5)
             blurred += [fit.stretch if fit.smear else 0.0] * k
+            axes += [fit.axis if fit.smear else None] * k
             owner += [key] * k
         self._cache = cache
         uv0 = np.concatenate(centres).reshape(-1, 2) if centres else np.zeros((0, 2))
-        dets = self._pack(frame, d, uv0, blurred, owner, actors)
+        dets = self._pack(frame, d, uv0, blurred, owner, actors, axes)
+        axis = dets.axis
         dets = self._streaks.look(self, self._crop(img), fg, dets)
-        return self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
+        dets = self._add_skittles(frame.image, dets) if self.table.skittle_spots else dets
+        return with_axes(dets, axis)  # streaks and skittles come after: no axis known
 
     def _carry_shift(
         self,
@@ -380,6 +384,7 @@ class Detector(TileForeground, CandidateChecks):
         blurred: list[float],
         owner: list[tuple],
         actors: list,
+        axes: list | None = None,
     ) -> Detections:
         R = self.table.ball_radius
         act = np.asarray(actors, float).reshape(-1, 4)
@@ -485,4 +490,5 @@ class Detector(TileForeground, CandidateChecks):
             score[keep],
             b[keep],
             act,
+            axis=smear_axes_mm(self.calib, uv, axes, R)[keep],
         )

@@ -7,8 +7,11 @@ A mixin of :class:`vision.detect.Detector` (its ``table``, ``plate_full``, ``pn`
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from contract.calib import Calibration
 from vision.capture import Detections
 from vision.cloth import majority
 from vision.colour import plate_distance
@@ -16,6 +19,32 @@ from vision.skittles import find_skittles
 
 VERIFIED = ("pool", "snooker", "carom")  # table kinds whose candidates the ONNX model checks
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
+
+
+def smear_axes_mm(
+    calib: Calibration, uv: np.ndarray, axes: list | None, radius_mm: float
+) -> np.ndarray:
+    """(N,2) table-mm unit vectors along the smears' long axes (``axes``: per centre a
+    unit vector in image px, or None for a sharp ball) at the centres ``uv`` (N,2 video
+    px, on the plane ``radius_mm`` above the cloth); NaN rows for sharp balls."""
+    out = np.full((len(uv), 2), np.nan)
+    k = [i for i, a in enumerate(axes or []) if a is not None]
+    if not k:
+        return out
+    step = 5.0 * np.array([axes[i] for i in k], float)  # px: a few pixels along the axis
+    ends = calib.pixel_to_table(np.r_[uv[k] - step, uv[k] + step], height=radius_mm)
+    d = ends[len(k) :] - ends[: len(k)]
+    out[k] = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    return out
+
+
+def with_axes(det: Detections, axis: np.ndarray | None) -> Detections:
+    """``det`` carrying the smear ``axis`` rows of its first detections (those the blob
+    fits found); detections added after them (streaks, skittles) have none (NaN)."""
+    if axis is None or len(axis) > len(det):
+        return det
+    pad = np.full((len(det) - len(axis), 2), np.nan)
+    return replace(det, axis=np.r_[np.asarray(axis, float).reshape(-1, 2), pad])
 
 
 class CandidateChecks:

@@ -31,6 +31,7 @@ class BlobFit:
     centres: np.ndarray
     smear: bool = False
     stretch: float = 1.0  # smear length over width (colour is diluted by about this)
+    axis: tuple[float, float] | None = None  # a smear's long axis: unit vector, work px
     actor: bool = False
     residual: float = 0.0
     partial: bool = False  # balls found in a blob the disks did not fully explain
@@ -163,6 +164,14 @@ def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
     return 4.0 * math.sqrt(max(mid + rad, 0.0)), 4.0 * math.sqrt(max(mid - rad, 0.0)), c
 
 
+def long_axis(mask: np.ndarray) -> tuple[float, float]:
+    """Unit vector (work px: x right, y down) along the blob's major axis, from its
+    second moments: the line a smeared ball's centre ran along in the exposure."""
+    m = cv2.moments(mask, binaryImage=True)
+    th = 0.5 * math.atan2(2.0 * m["mu11"], m["mu20"] - m["mu02"])
+    return math.cos(th), math.sin(th)
+
+
 def fit_blob(
     mask: np.ndarray,
     r: float,
@@ -187,7 +196,8 @@ def fit_blob(
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
     alone = isolated if callable(isolated) else lambda: isolated
     if _is_smear(mask, r, n_est, major, minor) and alone():
-        return BlobFit(centroid.reshape(1, 2), smear=True, stretch=major / max(minor, 1e-6))
+        stretch = major / max(minor, 1e-6)
+        return BlobFit(centroid.reshape(1, 2), smear=True, stretch=stretch, axis=long_axis(mask))
     if n_est < 1.45:  # most blobs: one ball, no clustering needed
         c = pts.mean(axis=0, keepdims=True).astype(float)
         _, unexplained = _disk_cost(mask, c, r)
@@ -216,6 +226,7 @@ def fit_blob(
             smear=True,
             residual=unexplained,
             stretch=major / max(minor, 1e-6),
+            axis=long_axis(mask),
             splits=splits,
         )
     if unexplained <= 0.25 and n_est <= 3:

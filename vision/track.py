@@ -38,6 +38,7 @@ from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.streak import SCORE as STREAK_SCORE
 from vision.track_numbers import NumberReading
+from vision.track_reach import leaving_home
 from vision.track_rest import at_rest_pairs, nearest_leftovers
 from vision.track_state import TrackerConfig, _Track
 from vision.track_swap import colour_swaps
@@ -270,6 +271,7 @@ class Tracker(NumberReading):
         far = self._assign(
             [live[i] for i in rest_t], det, rest_d, self.cfg.far_gate_balls * D, True, True
         )
+        far = leaving_home([live[i] for i in rest_t], far, det, self.table.ball_radius)
         pairs += [(rest_t[i], j) for i, j in far]
         pairs = colour_swaps(live, det, pairs, cfg.near_gate_balls * D, cfg.far_gate_balls * D)
         used_d = {j for _, j in pairs}
