@@ -83,6 +83,8 @@ class EdgeEvents:
                 app, rec = max(app, floor), max(rec, floor)
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
                     continue
+                if self._left_rest(m, xy, k, name, floor):
+                    continue
                 # the straight approach and retreat lines meet at the bounce
                 pre = g[max(0, k - 2) : k]
                 post = g[k + 1 : k + 3]
@@ -98,6 +100,38 @@ class EdgeEvents:
                 if not any(n == name and abs(f - h) < 2.0 for h, n in out):
                     out.append((f, name))
         return out
+
+    def _left_rest(self, m: Movement, xy: np.ndarray, k: int, name: str, floor: float) -> bool:
+        """The V at sample ``k`` of ``xy`` (the run's positions from ``m.first``, mm) is
+        ball ``m`` leaving its rest beside cushion ``name``, no bounce: the ball stood
+        until the frame before (``m.start_f``), at sample ``k`` it lay nearer its rest
+        than the cushion line (it had hardly left: a centre pulled by the ball striking
+        it), and its straight retreat (the line through the three samples after ``k``)
+        passes nearer its rest, by more than ``floor`` (mm, the noise), than the rest's
+        mirror image in the cushion line, through which it would pass had it bounced."""
+        if m.start_f < m.first + k - 1:
+            return False
+        post = xy[k + 1 : k + 4]
+        post = post[~np.isnan(post[:, 0])]
+        if len(post) < 2 or np.isnan(xy[k, 0]):
+            return False
+        d = post[-1] - post[0]
+        if float(np.hypot(*d)) < 1e-9:
+            return False
+        d = d / np.hypot(*d)
+        R, L, W = self.R, self.table.L, self.table.W
+        axis, line = {"front": (0, R), "back": (0, L - R), "left": (1, R)}.get(name, (1, W - R))
+        rest = np.asarray(m.start_at, float)
+        if np.hypot(*(xy[k] - rest)) >= abs(line - xy[k, axis]):
+            return False
+        image = rest.copy()
+        image[axis] = 2.0 * line - rest[axis]
+
+        def off(p: np.ndarray) -> float:
+            q = p - post[0]
+            return abs(float(q[0] * d[1] - q[1] * d[0]))
+
+        return off(rest) + floor < off(image)
 
     def _v_evidence(
         self, g: np.ndarray, seen: np.ndarray, k: int, app: float, floor: float

@@ -222,7 +222,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
         self._scan(moves, contacts, add_contact, set_off)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
-            events += self.skittle_events(first.start_f, hi)
+            events += self.skittle_events(first.start_f, hi, starts)
         events = _explained(self._causal(events, cue))
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue

@@ -20,7 +20,15 @@ from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.camera_motion import AFTER_FRAMES, in_spans
 from vision.events import EventFinder
-from vision.motion import Movement, movements, rolling_decel, rolls_away, seen_moving
+from vision.motion import (
+    Movement,
+    movements,
+    rolling_decel,
+    rolls_away,
+    seen_moving,
+    start_time,
+    stop_time,
+)
 from vision.series import (
     Series,
     despike,
@@ -107,7 +115,46 @@ def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Mo
             decel=decel,
             creep=int(np.ceil(0.5 * s.move_mm / decel)) if decel else 0,
         )
+    out = [still_stop(m, series.xy[series.index(m.ball)], s) for m in out]
     return sorted((m for m in out if _real(m, series, s)), key=lambda m: m.start_f)
+
+
+def still_stop(m: Movement, xy: np.ndarray, s: ShotSettings) -> Movement:
+    """Movement ``m`` with its stop read again when, before the stop read, its ball lay
+    still after its run, jumped and lay still again: a rolling ball does not; a centre
+    pulled to one side by an arm, a shadow or a skittle beside it does (a ball set off
+    again shows as a run of its own). Still: three frames or more, each within
+    ``rest_mm`` (4.5 noise sigmas) of their median; a jump: a step over ``rest_mm`` from
+    frame to frame that moves that median by more than ``rest_mm`` and more than a
+    ball under the motion threshold (``move_mm / 2`` a frame) still rolls at the
+    video's rolling deceleration. The stop is read (:func:`vision.motion.stop_time`)
+    from the samples up to the last still frame before the jump, the rest as their
+    median; kept when earlier than the stop read before. ``xy`` (F, 2) table mm of the
+    ball, frames series index."""
+    lo, hi = m.last + 1, int(np.ceil(m.stop_f))
+    if m.gone or hi - lo < 3 or hi + 3 > len(xy):
+        return m
+    p = xy[lo : hi + 3]
+    if np.isnan(p[:, 0]).any():
+        return m
+    v = 0.5 * s.move_mm
+    jump = max(s.rest_mm, v * v / (2.0 * s.decel)) if s.decel else s.rest_mm
+
+    def still(q: np.ndarray) -> np.ndarray | None:
+        c = np.median(q, axis=0)
+        return c if (np.linalg.norm(q - c, axis=1) <= s.rest_mm).all() else None
+
+    step = np.linalg.norm(np.diff(p, axis=0), axis=1)
+    j = int(np.argmax(step > s.rest_mm))
+    if step[j] <= s.rest_mm or j < 2 or lo + j >= hi:
+        return m
+    a, b = still(p[: j + 1]), still(p[j + 1 : j + 4])
+    if a is None or b is None or np.linalg.norm(b - a) <= jump:
+        return m
+    stop = stop_time(xy, m.first, lo + j, a, s.rest_mm, STOP_LAG_SIGMAS * s.sigma_mm, s.decel)
+    if stop >= m.stop_f:
+        return m
+    return replace(m, stop_f=stop, stop_at=(float(a[0]), float(a[1])))
 
 
 def _real(m: Movement, series: Series, s: ShotSettings) -> bool:
@@ -176,12 +223,38 @@ def _group(
             vis = series.visible[b] if series is not None else None
             if not _strike_like(m, radius, xy, vis, step_mm):
                 continue
+            if xy is not None:
+                m = seen_start(m, xy, vis, step_mm)
             groups.append([m])
             end = m.stop_f
         else:
             groups[-1].append(m)
             end = max(end, m.stop_f)
     return groups
+
+
+def seen_start(m: Movement, xy: np.ndarray, visible: np.ndarray, step_mm: float) -> Movement:
+    """Movement ``m`` of a struck ball dated where the ball is seen to leave its rest.
+
+    A ball struck between frames k-1 and k is seen rolling (:func:`seen_moving`, steps
+    over ``step_mm`` per frame) from frame k-1 or k, so its start lies at most one frame
+    before that. A start dated earlier while the ball was measured (``visible``) in
+    every frame up to then was read from its centre jittering in place (a cue tip or
+    an arm at its edge, a skittle beside it): the start is read again from the rest
+    there (the median of the six frames up to that frame) and the samples after it
+    (:func:`vision.motion.start_time`). ``xy`` (F, 2) table mm, frames series index."""
+    if m.gone or visible is None:
+        return m
+    seen = seen_moving(m, xy, visible, step_mm)
+    if seen is None or seen <= m.start_f + 1.0:
+        return m
+    f1 = int(seen) + 1
+    if f1 > m.last or not visible[int(np.ceil(m.start_f)) : f1].all():
+        return m  # unseen between: the ball may have rolled there
+    rest = np.median(xy[max(0, f1 - 6) : f1], axis=0)
+    st, v0 = start_time(xy, rest, f1, m.last)
+    at = (float(rest[0]), float(rest[1]))
+    return replace(m, start_f=st, start_at=at, v_start=(float(v0[0]), float(v0[1])))
 
 
 def _through(end: float, settle: float, moved) -> float:

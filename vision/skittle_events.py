@@ -26,13 +26,18 @@ class SkittleEvents:
     R: float
     skittles: tuple[str, ...]
 
-    def skittle_events(self, lo: float, hi: float) -> list[Event]:
+    def skittle_events(
+        self, lo: float, hi: float, starts: dict[str, float] | None = None
+    ) -> list[Event]:
         """skittle_down events within frames [lo, hi): a skittle turns ``fallen`` (or,
         without a state column, leaves its mark by more than its base). ``by``: the
-        nearest ball within reach then, else a skittle that fell just before nearby."""
+        nearest ball within reach then, else a skittle that fell just before nearby.
+        ``starts``: each ball's first start in the shot (fractional frames): a ball that
+        lay within reach of the skittle knocks it when it starts, not before."""
         out: list[Event] = []
         reach = self.R + self.table.skittle_base_mm + 6.0
         fallen_at: list[tuple[float, str, np.ndarray]] = []
+        hi = min(hi, self.s.n_frames)  # a shot still under way when the video ends
         for ident in self.skittles:
             b = self.s.index(ident)
             xy = self.s.xy[b]
@@ -76,6 +81,7 @@ class SkittleEvents:
                     if p is not None and np.linalg.norm(p - home) < reach:
                         when = float(g)
                         break
+                when = max(when, (starts or {}).get(by, lo))
             if by is None:
                 prior = [
                     (abs(f - g), s)
