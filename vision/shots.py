@@ -40,6 +40,7 @@ from vision.series import (
     series_from_tracks,
     unswap,
 )
+from vision.track_reseen import drop_reseen_jumps
 
 # a tracker's lag behind a stopping ball grows with its noise: distances to the rest
 # position below this many noise sigmas are left out of the stop fit (at 720p ~3 mm)
@@ -326,6 +327,7 @@ def cut_series(
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
     series = relink(_drop_spares(series, table), R, pockets)
     pins = frozenset(table.skittle_spots) if table.kind == "carom" else frozenset()
+    series = drop_reseen_jumps(series, R, pins)  # a hidden ball seen again where it was
     series = unswap(fill_gaps(series, radius_mm=R, short=pins, pockets=pockets), R)
     sigma = noise_mm(series)
     series = despike(series, max(3.0, 6.0 * sigma))
