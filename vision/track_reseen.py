@@ -33,35 +33,38 @@ def drop_reseen_jumps(
     ball seen rolling back to A (no hidden frames before its return) is left as it is,
     and so are the ids in ``short`` (skittles, which fall where they stood)."""
     near = AT_REST * radius_mm  # no other ball's centre fits this near a resting ball's
-    xy, vis = series.xy, series.visible.copy()
+    vis = series.visible.copy()
     present = series.present()
     for b, ident in enumerate(series.ids):
         if ident in short:
             continue
-        seen = np.nonzero(vis[b] & present[b])[0].tolist()
-        i = 2
-        while i < len(seen):
-            a, n = seen[i - 1], seen[i]
-            home = xy[b, a]
-            rested = float(np.linalg.norm(xy[b, seen[i - 2]] - home)) <= near
-            if n - a > 1 and rested and float(np.linalg.norm(xy[b, n] - home)) > near:
-                r = _return(xy[b], seen, i, home, near)
-                if r is not None and present[b, a : seen[r] + 1].all():
-                    vis[b, a + 1 : seen[r]] = False
-                    seen = seen[:i] + seen[r:]  # on from the return, as seen at rest
-            i += 1
+        seen = np.nonzero(vis[b] & present[b])[0]
+        p = series.xy[b, seen]
+        alive = np.ones(len(seen), bool)  # samples not yet found part of an excursion
+        for i in (np.nonzero(np.diff(seen) > 1)[0] + 1).tolist():  # just after hidden frames
+            before = np.nonzero(alive[:i])[0][-2:]
+            if len(before) < 2 or not alive[i]:
+                continue
+            home = p[before[1]]
+            rested = float(np.linalg.norm(p[before[0]] - home)) <= near
+            if not rested or float(np.linalg.norm(p[i] - home)) <= near:
+                continue
+            r = _return(seen, p, i, home, near)
+            if r is not None and present[b, seen[before[1]] : seen[r] + 1].all():
+                vis[b, seen[i:r]] = False
+                alive[i:r] = False
     return Series(series.ids, series.first, series.t, series.xy, vis, series.fps, series.fallen)
 
 
-def _return(xy: np.ndarray, seen: list[int], i: int, home: np.ndarray, near: float) -> int | None:
-    """The index in ``seen`` (measured frames of one ball, positions ``xy`` (F,2) mm)
-    of the first sample after ``seen[i]`` back within ``near`` mm of ``home``, when it
-    follows a frame not measured and the next sample is near there too; None when the
-    ball is first seen back there otherwise (rolling back: real motion) or never."""
-    for j in range(i + 1, len(seen)):
-        if float(np.linalg.norm(xy[seen[j]] - home)) > near:
-            continue
-        hidden_before = seen[j] - seen[j - 1] > 1
-        stays = j + 1 < len(seen) and float(np.linalg.norm(xy[seen[j + 1]] - home)) <= near
-        return j if hidden_before and stays else None
-    return None
+def _return(seen: np.ndarray, p: np.ndarray, i: int, home: np.ndarray, near: float) -> int | None:
+    """The index in ``seen`` (one ball's measured frames, at positions ``p`` (K,2) mm) of
+    the first sample after ``i`` back within ``near`` mm of ``home``, when it follows a
+    frame not measured and the next sample is near there too; None when the ball is first
+    seen back there otherwise (rolling back: real motion) or never."""
+    back = np.nonzero(np.linalg.norm(p[i + 1 :] - home, axis=1) <= near)[0]
+    if not len(back):
+        return None
+    j = i + 1 + int(back[0])
+    hidden_before = seen[j] - seen[j - 1] > 1
+    stays = j + 1 < len(seen) and float(np.linalg.norm(p[j + 1] - home)) <= near
+    return j if hidden_before and stays else None
