@@ -35,7 +35,7 @@ from vision.camera_motion import AFTER_FRAMES, MOVE_WINDOW, in_spans
 from vision.capture import Frame
 from vision.detect import Detector
 from vision.register import DriftWatch
-from vision.shots import LiveShotCutter
+from vision.shots_live import LiveShotCutter
 from vision.track import Tracker
 
 Processor = Callable[[np.ndarray, float], list[dict]]

@@ -17,7 +17,7 @@ from vision.capture import Frame
 from vision.detect import Detector
 from vision.live import FINAL_FRAMES, LiveWatch, make_processor
 from vision.register import DriftWatch
-from vision.shots import LIVE_BUFFER_S, LiveShotCutter
+from vision.shots_live import LIVE_BUFFER_S, LiveShotCutter
 
 SIZE = (960, 540)
 FPS = 30.0

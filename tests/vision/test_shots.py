@@ -9,7 +9,8 @@ from vision_scene import path_tracks
 from contract.events import EventType
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.shots import LiveShotCutter, cut_tracks
+from vision.shots import cut_tracks
+from vision.shots_live import LiveShotCutter
 
 FPS = 30.0
 T = load_table("pyramid-12ft")
