@@ -153,23 +153,29 @@ def _kmeans(
     return centres.astype(float)
 
 
-def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
-    """(major, minor) full lengths (px) of the blob's equivalent ellipse and its centroid."""
+def _ellipse_of(mask: np.ndarray) -> tuple[float, float, np.ndarray, tuple[float, float]]:
+    """The blob's equivalent ellipse from its second moments: (major, minor) full
+    lengths (px), its centroid and the unit vector (work px: x right, y down) along its
+    major axis, the line a smeared ball's centre ran along in the exposure."""
     m = cv2.moments(mask, binaryImage=True)
     if m["m00"] <= 0:
-        return 0.0, 0.0, np.zeros(2)
+        return 0.0, 0.0, np.zeros(2), (1.0, 0.0)
     c = np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
     a, b, d = m["mu20"] / m["m00"], m["mu11"] / m["m00"], m["mu02"] / m["m00"]
     mid, rad = 0.5 * (a + d), math.hypot(0.5 * (a - d), b)  # the 2x2 covariance's eigenvalues
-    return 4.0 * math.sqrt(max(mid + rad, 0.0)), 4.0 * math.sqrt(max(mid - rad, 0.0)), c
+    th = 0.5 * math.atan2(2.0 * b, a - d)
+    major, minor = 4.0 * math.sqrt(max(mid + rad, 0.0)), 4.0 * math.sqrt(max(mid - rad, 0.0))
+    return major, minor, c, (math.cos(th), math.sin(th))
+
+
+def _axes(mask: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """(major, minor) full lengths (px) of the blob's equivalent ellipse and its centroid."""
+    return _ellipse_of(mask)[:3]
 
 
 def long_axis(mask: np.ndarray) -> tuple[float, float]:
-    """Unit vector (work px: x right, y down) along the blob's major axis, from its
-    second moments: the line a smeared ball's centre ran along in the exposure."""
-    m = cv2.moments(mask, binaryImage=True)
-    th = 0.5 * math.atan2(2.0 * m["mu11"], m["mu20"] - m["mu02"])
-    return math.cos(th), math.sin(th)
+    """Unit vector (work px) along the blob's major axis (:func:`_ellipse_of`)."""
+    return _ellipse_of(mask)[3]
 
 
 def fit_blob(
@@ -191,13 +197,13 @@ def fit_blob(
     area = len(pts)
     ball_area = np.pi * r * r
     n_est = area / ball_area
-    major, minor, centroid = _axes(mask)
+    major, minor, centroid, axis = _ellipse_of(mask)
     if n_est > MAX_BALLS_PER_BLOB:
         return BlobFit(np.zeros((0, 2)), actor=True, residual=1.0)
     alone = isolated if callable(isolated) else lambda: isolated
     if _is_smear(mask, r, n_est, major, minor) and alone():
         stretch = major / max(minor, 1e-6)
-        return BlobFit(centroid.reshape(1, 2), smear=True, stretch=stretch, axis=long_axis(mask))
+        return BlobFit(centroid.reshape(1, 2), smear=True, stretch=stretch, axis=axis)
     if n_est < 1.45:  # most blobs: one ball, no clustering needed
         c = pts.mean(axis=0, keepdims=True).astype(float)
         _, unexplained = _disk_cost(mask, c, r)
@@ -226,7 +232,7 @@ def fit_blob(
             smear=True,
             residual=unexplained,
             stretch=major / max(minor, 1e-6),
-            axis=long_axis(mask),
+            axis=axis,
             splits=splits,
         )
     if unexplained <= 0.25 and n_est <= 3:

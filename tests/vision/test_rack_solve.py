@@ -160,15 +160,21 @@ CASES = {
 }  # fmt: skip
 
 
-def _rack_dv(imp: dict[tuple[str, str], float]):
-    rest = _triangle(3)
-    pairs = _touching(rest)
+def _pushes(rest: dict[str, np.ndarray], imp: dict[tuple[str, str], float]):
+    """Each ball's change of velocity (mm/frame) from the impulses ``imp`` along the
+    lines of centres of the touching pairs (equal masses: one pushes, the other is
+    pushed)."""
     dv = {b: np.zeros(2) for b in rest}
     for (a, b), j in imp.items():
         n = (rest[b] - rest[a]) / (2 * R)
         dv[b] += j * n
         dv[a] -= j * n
-    return rest, pairs, dv
+    return dv
+
+
+def _rack_dv(imp: dict[tuple[str, str], float]):
+    rest = _triangle(3)
+    return rest, _touching(rest), _pushes(rest, imp)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -363,11 +369,7 @@ def _break_rack(misread: float, seed: int):
     corner came out 7 % short)."""
     rest = _triangle(5)
     pairs = _touching(rest)
-    dv = {b: np.zeros(2) for b in rest}
-    for (a, b), j in BREAK.items():
-        n = (rest[b] - rest[a]) / (2 * R)
-        dv[b] += j * n
-        dv[a] -= j * n
+    dv = _pushes(rest, BREAK)
     rng = np.random.default_rng(seed)
     vel = {}
     for b, v in dv.items():
