@@ -78,3 +78,93 @@ def test_page_in_english(tmp_path: Path, browser) -> None:
         )
         assert page.locator("svg rect").count() >= 2  # the carom table drawn
         page.close()
+
+
+def _table_json(tid: int, **status) -> dict:
+    """A ``GET /tables/{id}`` answer with ``status`` over an idle table's."""
+    base = {"running": False, "connected": False, "fps": 0.0, "frames": 0, "dropped": 0}
+    base |= {"gaps": [], "restarts": 0, "last_error": None, "last_calibration_check": None}
+    base |= {"calibration": {}, "vision": None, "camera_moved": [], "ended": False}
+    return {"id": tid, "name": "T", "source": "0", "spec": "pyramid-12ft", "calibrated": True} | {
+        "created": 0.0,
+        "status": base | status,
+    }
+
+
+MOVE = {"frame": 880, "t": 29.3, "type": "camera_moved", "until": 890}
+
+
+@pytest.mark.parametrize(
+    ("status", "lang", "words", "warned"),
+    [
+        ({}, "en", ["Camera: off", "Calibration: yes"], 0),
+        ({"running": True}, "en", ["Camera: connecting"], 1),
+        (
+            {"running": True, "connected": True, "fps": 29.97, "frames": 900, "dropped": 3},
+            "ru",
+            ["Камера: в эфире 30.0 к/с", "пропущено кадров: 3"],
+            0,
+        ),
+        (  # a move 10 frames ago: the referee is told to check the shots meanwhile
+            {
+                "running": True,
+                "connected": True,
+                "fps": 30.0,
+                "frames": 900,
+                "camera_moved": [MOVE],
+            },
+            "en",
+            ["Camera moved: frames 880–890 (shots meanwhile are not judged: check them)"],
+            1,
+        ),
+        (  # a move 2 minutes of stream ago: named, not warned
+            {
+                "running": True,
+                "connected": True,
+                "fps": 30.0,
+                "frames": 4500,
+                "camera_moved": [MOVE],
+            },
+            "en",
+            ["Camera moved: frames 880–890"],
+            0,
+        ),
+        (
+            {"ended": True, "vision": "the camera moves: no shot is judged"},
+            "en",
+            ["Camera: video ended", "the camera moves: no shot is judged"],
+            1,
+        ),
+    ],
+)
+def test_page_shows_the_tables_status(
+    tmp_path: Path, browser, status: dict, lang: str, words: list[str], warned: int
+) -> None:
+    """The page polls its table (``GET /tables/{id}``, answered here by the test) and shows
+    the camera, the calibration, why no shots come and a recent camera move as a warning."""
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        tid = c.post("/tables", json={"name": "T", "source": "0"}).json()["id"]
+        mid = c.post(
+            "/matches",
+            json={"game": "pyramid-free", "players": {"A": "A", "B": "B"}, "table_id": tid},
+        ).json()["id"]
+        page = browser.new_page()
+        page.route(
+            f"**/tables/{tid}*", lambda route: route.fulfill(json=_table_json(tid, **status))
+        )
+        page.goto(f"{url}/scoreboard/{mid}?lang={lang}")
+        page.wait_for_selector("#tstatus:not([hidden])", timeout=15000)
+        text = page.text_content("#tstatus")
+        assert all(w in text for w in words), text
+        assert page.locator("#tstatus .warn").count() == warned
+        page.close()
+
+
+def test_page_without_a_table_shows_no_status(tmp_path: Path, browser) -> None:
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        mid = c.post("/matches", json={"game": "pyramid-free", "players": {"A": "A", "B": "B"}})
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid.json()['id']}?lang=en")
+        page.wait_for_selector("#conn.live", timeout=15000)
+        assert page.locator("#tstatus").is_hidden()
+        page.close()
