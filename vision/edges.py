@@ -343,10 +343,20 @@ class EdgeEvents:
         of the shot (``moves``) reached it: hit so hard it left the surface before the
         next frame (no sample of it moving). Its last row must be measured, not one
         predicted under an arm, and it must not be seen there again (``gone_event``)."""
+        out = []
+        for m in self.rest_vanished(moves, skip):
+            if (ev := self.gone_event(m)) is not None:
+                out.append(ev)
+        return out
+
+    def rest_vanished(self, moves: list[Movement], skip: frozenset[str]) -> list[Movement]:
+        """Balls at rest (not in ``moves`` nor ``skip``) whose last measured row is in the
+        frame a moving ball of the shot reached them and that are not seen in the second
+        after: a one-frame :class:`Movement` (``gone``) at their rest each."""
         mine = {m.ball for m in moves}
         lo = min(m.first for m in moves)
         hi = min(self.s.n_frames - 1, max(m.last for m in moves) + 1)
-        out: list[Event] = []
+        out: list[Movement] = []
         for b, ident in enumerate(self.s.ids):
             if ident in mine or ident in skip:
                 continue
@@ -358,13 +368,23 @@ class EdgeEvents:
             if seen[e + 1 : e + 1 + int(self.s.fps)].any():
                 continue
             at = self.s.xy[b, e]
-            if not any(self._reaches(o, at, e) for o in moves):
-                continue
-            m = Movement(
-                ident, e, e, tuple(at), tuple(at), (0.0, 0.0), (0.0, 0.0), (), True, False, e, e
-            )
-            if (ev := self.gone_event(m)) is not None:
-                out.append(ev)
+            if any(self._reaches(o, at, e) for o in moves):
+                out.append(
+                    Movement(
+                        ident,
+                        e,
+                        e,
+                        tuple(at),
+                        tuple(at),
+                        (0.0, 0.0),
+                        (0.0, 0.0),
+                        (),
+                        True,
+                        False,
+                        e,
+                        e,
+                    )
+                )
         return out
 
     def _reaches(self, o: Movement, at: np.ndarray, e: int) -> bool:

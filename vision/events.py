@@ -29,6 +29,7 @@ from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     ContactFinders,
 )
 from vision.edges import EdgeEvents
+from vision.edges_flown import FlownEvents
 from vision.impulse_scan import hops
 from vision.motion import Movement, rolls_away, seen_moving
 from vision.series import Series, line_fit
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 
-class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
+class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
     """Finds the events of shots within one series (read-only after construction)."""
 
     def __init__(self, series: Series, table: TableSpec, settings: ShotSettings) -> None:
@@ -220,6 +221,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents):
         events += self.flown_from_rest(moves, frozenset(self.skittles))
         self._touches(moves, contacts, add_contact)
         self._scan(moves, contacts, add_contact, set_off)
+        events += self.knocked_off(moves, events, frozenset(self.skittles))
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi, starts)
