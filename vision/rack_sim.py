@@ -1,0 +1,237 @@
+"""A forward model of a ball hitting a frozen rack: event-ordered hard spheres.
+
+Equal masses, restitution ``E_BALL`` (phenolic balls), no friction between balls and
+none with the cloth over the few milliseconds the impulse takes to run through a rack:
+every ball flies straight between impacts, each impact is solved exactly (a quadratic in
+time) and the earliest resolved first, an impact changing only the two balls' velocity
+components along their line of centres.
+
+A racked pyramid's members touch. Touching spheres meet at the same instant and the
+order of simultaneous impacts decides where the impulse goes, so the rack is modelled as
+the limit of equal vanishing gaps (:func:`open_rack`): every touching pair ``gap`` mm
+apart. The impacts' order then depends on the geometry alone (every time scales with
+``gap``), not on ``gap``.
+
+Positions table mm, velocities mm/frame, times frames from the start of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+E_BALL = 0.95  # restitution of phenolic balls (0.92-0.98)
+MAX_IMPACTS = 2000  # a run stops after this many impacts (a jam of resting contacts)
+
+
+@dataclass(frozen=True)
+class Impact:
+    """One impact: time (frames from the run's start), the two balls' indices (the faster
+    one before first) and the impulse (mm/frame each ball took)."""
+
+    t: float
+    a: int
+    b: int
+    impulse: float
+
+
+def _first_times(pos: np.ndarray, vel: np.ndarray, R: float) -> np.ndarray:
+    """(N, N) time (frames) until each pair closes to one diameter; inf when it does not.
+    A pair already touching (or overlapping) and closing meets now (0)."""
+    dp = pos[None, :, :] - pos[:, None, :]
+    dv = vel[None, :, :] - vel[:, None, :]
+    a = (dv * dv).sum(2)
+    b = 2.0 * (dp * dv).sum(2)
+    c = (dp * dp).sum(2) - (2.0 * R) ** 2
+    disc = b * b - 4.0 * a * c
+    ok = (b < 0) & (disc >= 0) & (a > 1e-18)
+    t = np.full(a.shape, np.inf)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (-b - np.sqrt(np.where(ok, disc, 0.0))) / (2.0 * np.where(ok, a, 1.0))
+    t[ok] = np.maximum(r[ok], 0.0)
+    t[(b < 0) & (c <= 0)] = 0.0
+    t[np.tril_indices(len(pos))] = np.inf
+    return t
+
+
+def run(
+    pos: np.ndarray, vel: np.ndarray, R: float, horizon: float, e: float = E_BALL
+) -> tuple[list[Impact], np.ndarray]:
+    """Every impact among balls at ``pos`` (N, 2) mm moving at ``vel`` (N, 2) mm/frame
+    within ``horizon`` frames, in order, and the velocities (N, 2) mm/frame after."""
+    pos = np.array(pos, float)
+    vel = np.array(vel, float)
+    now = 0.0
+    out: list[Impact] = []
+    for _ in range(MAX_IMPACTS):
+        t = _first_times(pos, vel, R)
+        k = int(np.argmin(t))
+        dt = float(t.flat[k])
+        if not np.isfinite(dt) or now + dt > horizon:
+            break
+        i, j = divmod(k, len(pos))
+        pos += vel * dt
+        now += dt
+        n = pos[j] - pos[i]
+        n /= max(float(np.linalg.norm(n)), 1e-12)
+        closing = float((vel[i] - vel[j]) @ n)
+        if closing <= 0.0:
+            continue
+        jn = 0.5 * (1.0 + e) * closing
+        si, sj = float(np.linalg.norm(vel[i])), float(np.linalg.norm(vel[j]))
+        vel[i] -= jn * n
+        vel[j] += jn * n
+        a, b = (i, j) if si >= sj else (j, i)
+        out.append(Impact(now, a, b, jn))
+    return out, vel
+
+
+def lattice(
+    pos: dict[str, np.ndarray], pairs: list[tuple[str, str]], R: float
+) -> dict[str, np.ndarray]:
+    """Positions (mm) with every touching pair one diameter apart to within a nanometre:
+    :func:`vision.rack_solve.touching_positions` leaves each gap a hundredth of a mm off
+    (its anchor to the positions as read pulls against the touches), more than the
+    vanishing gap (``GAP_MM``) that orders the impacts; moved the least from ``pos``
+    again with an anchor ten thousand times lighter."""
+    from scipy.optimize import least_squares
+
+    balls = sorted({b for p in pairs for b in p})
+    if not balls:
+        return dict(pos)
+    col = {b: k for k, b in enumerate(balls)}
+    p0 = np.array([pos[b] for b in balls], float)
+    ia = np.array([col[a] for a, _ in pairs])
+    ib = np.array([col[b] for _, b in pairs])
+
+    def resid(x: np.ndarray) -> np.ndarray:
+        p = x.reshape(-1, 2)
+        gap = np.linalg.norm(p[ia] - p[ib], axis=1) - 2 * R
+        return np.r_[gap, 1e-5 * (p - p0).reshape(-1)]
+
+    x = least_squares(resid, p0.reshape(-1), method="lm", xtol=1e-15, ftol=1e-15).x
+    out = dict(pos)
+    out.update({b: x.reshape(-1, 2)[col[b]] for b in balls})
+    return out
+
+
+def open_rack(pos: np.ndarray, pairs: list[tuple[int, int]], R: float, gap: float) -> np.ndarray:
+    """Positions (N, 2) mm of a rack whose touching ``pairs`` (indices) sit exactly one
+    diameter apart, moved apart so that each is ``2 R + gap``: the whole rack scaled about
+    its centroid by ``1 + gap / (2 R)`` (equal gaps everywhere)."""
+    pos = np.asarray(pos, float)
+    idx = sorted({k for p in pairs for k in p})
+    out = pos.copy()
+    if idx:
+        c = pos[idx].mean(axis=0)
+        out[idx] = c + (pos[idx] - c) * (1.0 + gap / (2.0 * R))
+    return out
+
+
+DRAWS = 40  # runs of the model over the measurements redrawn within their noise
+SHARE = 0.8  # a pair counts when it collides in at least this share of the draws
+GAP_MM = 1e-3  # the vanishing gap of touching members (the impacts' order is the limit's)
+HORIZON = 0.2  # frames after the hit the model runs (the impulse crosses a rack in < 1 ms)
+
+
+def _striker_line(
+    xy: np.ndarray, f0: float, since: float | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Position (mm) at frame ``floor(f0)`` and velocity (mm/frame) of the striker before
+    the hit at ``f0``: a straight fit of its three samples up to ``floor(f0)`` (those from
+    ``since`` on, when it started or was last hit then); None with fewer than three."""
+    k = int(np.floor(f0))
+    fr = np.arange(max(0, k - 2), k + 1)
+    if since is not None:
+        fr = fr[fr >= since]
+    fr = fr[~np.isnan(xy[fr, 0])]
+    if len(fr) < 3:
+        return None
+    A = np.c_[np.ones(len(fr)), fr - k]
+    coef = np.linalg.lstsq(A, xy[fr], rcond=None)[0]
+    return coef[0], coef[1]
+
+
+def collided_pairs(
+    rest: dict[str, np.ndarray],
+    pairs: list[tuple[str, str]],
+    striker: str,
+    p_s: np.ndarray,
+    v_s: np.ndarray,
+    R: float,
+) -> tuple[dict[frozenset, Impact], dict[str, np.ndarray]]:
+    """The pairs the model says collide when ``striker`` at ``p_s`` (mm) moving at ``v_s``
+    (mm/frame) meets the rack ``rest`` (id -> mm) whose touching ``pairs`` are put one
+    diameter apart (:func:`vision.rack_solve.touching_positions`) and opened by
+    ``GAP_MM``: each pair's first impact (ids as frozenset keys; ``a``/``b`` index
+    ``[*rest, striker]``), its impulse the sum of the pair's impacts; and every ball's
+    velocity (mm/frame) after."""
+    from vision.rack_solve import touching_positions
+
+    balls = list(rest)
+    snap = lattice(touching_positions(rest, pairs, R), pairs, R)
+    P = np.array([snap[b] for b in balls] + [p_s], float)
+    col = {b: k for k, b in enumerate(balls)}
+    P = open_rack(P, [(col[a], col[b]) for a, b in pairs], R, GAP_MM)
+    # the striker backed off along its path until clear of every member
+    d = np.linalg.norm(P[:-1] - P[-1], axis=1).min() - 2 * R
+    speed = float(np.linalg.norm(v_s))
+    if speed < 1e-6:
+        return {}, {}
+    if d < 1.0:
+        P[-1] -= v_s * (1.0 - d + 2.0 * R) / speed
+    V = np.zeros_like(P)
+    V[-1] = v_s
+    t_hit = float(np.linalg.norm(P[:-1] - P[-1], axis=1).min() - 2 * R) / speed
+    imp, vel = run(P, V, R, t_hit + 1.0 + HORIZON)
+    ids = [*balls, striker]
+    out: dict[frozenset, Impact] = {}
+    for x in imp:
+        key = frozenset((ids[x.a], ids[x.b]))
+        if key in out:
+            y = out[key]
+            out[key] = Impact(y.t, y.a, y.b, y.impulse + x.impulse)
+        else:
+            out[key] = x
+    return out, dict(zip(ids, vel, strict=True))
+
+
+def robust_pairs(
+    rest: dict[str, np.ndarray],
+    pairs: list[tuple[str, str]],
+    striker: str,
+    xy_striker: np.ndarray,
+    f0: float,
+    since: float | None,
+    R: float,
+    noise: tuple[float, float],
+    seed: int = 0,
+) -> dict[frozenset, tuple[str, str]]:
+    """The pairs that collide in at least ``SHARE`` of ``DRAWS`` runs of the model
+    (:func:`collided_pairs`) with the rest positions redrawn within the rest noise and
+    the striker's three samples before the hit within the motion noise (``noise``: both
+    sigmas, mm, one axis); each with its balls in the order of the measured run (the
+    faster before first). Empty when the striker's line is not measured."""
+    line = _striker_line(xy_striker, f0, since)
+    if line is None:
+        return {}
+    sig_rest, sig_move = noise
+    base = collided_pairs(rest, pairs, striker, line[0], line[1], R)[0]
+    ids = [*rest, striker]
+    rng = np.random.default_rng(seed)
+    count: dict[frozenset, int] = {}
+    k = int(np.floor(f0))
+    fr = np.arange(k - 2, k + 1)
+    for _ in range(DRAWS):
+        r2 = {b: p + rng.normal(0.0, sig_rest, 2) for b, p in rest.items()}
+        xy = xy_striker.copy()
+        xy[fr] = xy[fr] + rng.normal(0.0, sig_move, (3, 2))
+        ln = _striker_line(xy, f0, since)
+        if ln is None:
+            continue
+        for key in collided_pairs(r2, pairs, striker, ln[0], ln[1], R)[0]:
+            count[key] = count.get(key, 0) + 1
+    return {
+        key: (ids[x.a], ids[x.b]) for key, x in base.items() if count.get(key, 0) >= SHARE * DRAWS
+    }
