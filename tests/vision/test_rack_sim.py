@@ -1,0 +1,142 @@
+"""The forward model of a break (vision.rack_sim): hard-sphere impacts, the rack's
+lattice, and the contacts it names from a rack and a striker read with measurement
+noise, checked against the synthetic world's own simulator (synth.physics) as truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contract.tables import load_table
+from vision.rack_sim import collided_pairs, lattice, open_rack, robust_pairs, run
+
+R = 34.0
+
+
+@pytest.mark.parametrize("e", [1.0, 0.95, 0.9])
+def test_head_on_impact_shares_velocity_by_restitution(e: float) -> None:
+    """Equal masses head on: the struck ball leaves at (1 + e) / 2 of the striker's speed,
+    the striker keeps (1 - e) / 2; momentum is kept."""
+    pos = np.array([[0.0, 0.0], [2 * R + 5.0, 0.0]])
+    vel = np.array([[10.0, 0.0], [0.0, 0.0]])
+    imp, v = run(pos, vel, R, horizon=2.0, e=e)
+    assert len(imp) == 1 and (imp[0].a, imp[0].b) == (0, 1)
+    assert imp[0].t == pytest.approx(0.5)
+    assert v[1, 0] == pytest.approx(10.0 * (1 + e) / 2)
+    assert v[0, 0] == pytest.approx(10.0 * (1 - e) / 2)
+    assert v.sum(axis=0) == pytest.approx([10.0, 0.0])
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_cradle_passes_the_impulse_down_the_line(n: int) -> None:
+    """A ball hitting a line of ``n`` touching balls (opened by a vanishing gap) along it:
+    every neighbouring pair collides, and the last ball leaves fastest."""
+    line = np.array([[k * 2 * R, 0.0] for k in range(n)])
+    line = open_rack(line, [(k, k + 1) for k in range(n - 1)], R, 1e-3)
+    pos = np.vstack([[-2 * R - 1.0, 0.0], line])
+    vel = np.zeros_like(pos)
+    vel[0] = (10.0, 0.0)
+    imp, v = run(pos, vel, R, horizon=1.0)
+    assert {(x.a, x.b) for x in imp} >= {(k, k + 1) for k in range(n)}
+    assert int(np.argmax(v[:, 0])) == n
+
+
+def _triangle(rng: np.random.Generator, sigma: float) -> dict[str, np.ndarray]:
+    d = 2 * R
+    out, k = {}, 0
+    for row in range(5):
+        for j in range(row + 1):
+            p = np.array([row * d * np.sqrt(3) / 2, (j - row / 2) * d])
+            out[str(k)] = p + rng.normal(0.0, sigma, 2)
+            k += 1
+    return out
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 2.0])
+def test_lattice_puts_touching_pairs_one_diameter_apart(sigma: float) -> None:
+    """Rest positions misread by ``sigma`` mm: the lattice the touches make puts every
+    touching pair one diameter apart (to a nanometre), the triangle's shape exact."""
+    rest = _triangle(np.random.default_rng(3), sigma)
+    pairs = [
+        (a, b)
+        for a in rest
+        for b in rest
+        if a < b and np.linalg.norm(rest[a] - rest[b]) < 2 * R + 8
+    ]
+    assert len(pairs) == 30
+    snap = lattice(rest, pairs, R)
+    gaps = [np.linalg.norm(snap[a] - snap[b]) - 2 * R for a, b in pairs]
+    assert np.abs(gaps).max() < 1e-6
+    # the two balls of the base's ends are four diameters apart, as in a perfect rack
+    assert np.linalg.norm(snap["10"] - snap["14"]) == pytest.approx(8 * R, abs=1e-5)
+
+
+def _break(seed: int, aim_mm: float):
+    """A pyramid rack (synth's own racking) broken by the yellow from the house aimed
+    ``aim_mm`` off the apex ball's centre, simulated by synth.physics: the rack, the
+    yellow's positions (F, 2) mm per frame, the hit (fractional frame) and the pairs that
+    collided within 5 ms of it."""
+    from synth.physics import Params, Simulator
+    from synth.planner import rack
+
+    table = load_table("pyramid-12ft")
+    pos = rack(table, np.random.default_rng(seed))
+    apex = np.array(table.spots["back"])
+    start = np.array([table.L / 4 - 300.0, table.W / 2 + 150.0])
+    u = (apex - start) / np.linalg.norm(apex - start)
+    aim = apex + aim_mm * np.array([-u[1], u[0]])
+    direction = (aim - start) / np.linalg.norm(aim - start)
+    positions = {**pos, "yellow": (float(start[0]), float(start[1]))}
+    sim = Simulator(table, Params(max_time=0.45)).run(
+        positions, "yellow", tuple(6000.0 * direction)
+    )
+    hits = [e for e in sim.events if e["type"] == "contact"]
+    t0 = hits[0]["t"]
+    truth = {frozenset(e["balls"]) for e in hits if e["t"] < t0 + 0.005}
+    yi = sim.ids.index("yellow")
+    return {b: np.array(p) for b, p in pos.items()}, sim.pos[:, yi], t0 * 30.0, truth
+
+
+@pytest.mark.parametrize(
+    "seed, aim_mm, sigma",
+    [
+        (0, 0.5, 1.0),  # 1080p: rest positions as the set's breaks read them (0.7-1.1 mm RMS)
+        (1, -3.0, 1.0),
+        (2, 8.0, 1.7),  # 720p: 1.3-1.9 mm RMS
+        (3, -0.8, 1.7),
+    ],
+)
+def test_model_names_the_breaks_contacts_from_noisy_positions(
+    seed: int, aim_mm: float, sigma: float
+) -> None:
+    """From rest positions misread by ``sigma`` mm an axis and the striker's three
+    samples before the hit misread by 0.3 mm, the model names the very pairs that
+    collided at the hit in the simulator (tiny impulses through the rack included), and no
+    other."""
+    rest, yellow, f0, truth = _break(seed, aim_mm)
+    rng = np.random.default_rng(seed + 10)
+    seen = {b: p + rng.normal(0.0, sigma, 2) for b, p in rest.items()}
+    xy = yellow + rng.normal(0.0, 0.3, yellow.shape)
+    pairs = [
+        (a, b)
+        for a in seen
+        for b in seen
+        if a < b and np.linalg.norm(seen[a] - seen[b]) < 2 * R + 8
+    ]
+    got = robust_pairs(seen, pairs, "yellow", xy, f0, None, R, (sigma, 0.3))
+    assert len(truth) > 10
+    assert set(got) == truth
+
+
+def test_model_needs_the_striker_seen_before_the_hit() -> None:
+    """No three samples of the striker before the hit: nothing is named."""
+    rest = _triangle(np.random.default_rng(0), 0.0)
+    pairs = [
+        (a, b)
+        for a in rest
+        for b in rest
+        if a < b and np.linalg.norm(rest[a] - rest[b]) < 2 * R + 1
+    ]
+    xy = np.full((20, 2), np.nan)
+    assert robust_pairs(rest, pairs, "yellow", xy, 10.5, None, R, (0.3, 0.3)) == {}
+    assert collided_pairs(rest, pairs, "yellow", np.array([-100.0, 0.0]), np.zeros(2), R)[0] == {}
