@@ -90,11 +90,11 @@ def run(
 def lattice(
     pos: dict[str, np.ndarray], pairs: list[tuple[str, str]], R: float
 ) -> dict[str, np.ndarray]:
-    """Positions (mm) with every touching pair one diameter apart to within a nanometre:
-    :func:`vision.rack_solve.touching_positions` leaves each gap a hundredth of a mm off
-    (its anchor to the positions as read pulls against the touches), more than the
-    vanishing gap (``GAP_MM``) that orders the impacts; moved the least from ``pos``
-    again with an anchor ten thousand times lighter."""
+    """Positions (mm) moved the least that puts every touching pair one diameter apart to
+    within a nanometre (Gauss-Newton from the positions as read, a light anchor to them):
+    the vanishing gap (``GAP_MM``) that orders the impacts must not drown in what is left
+    of the touches; :func:`vision.rack_solve.touching_positions`, whose anchor pulls
+    against them, leaves each a hundredth of a mm off."""
     from scipy.optimize import least_squares
 
     balls = sorted({b for p in pairs for b in p})
@@ -104,13 +104,26 @@ def lattice(
     p0 = np.array([pos[b] for b in balls], float)
     ia = np.array([col[a] for a, _ in pairs])
     ib = np.array([col[b] for _, b in pairs])
+    w = 1e-5
+    rows = np.arange(len(pairs))
 
     def resid(x: np.ndarray) -> np.ndarray:
         p = x.reshape(-1, 2)
         gap = np.linalg.norm(p[ia] - p[ib], axis=1) - 2 * R
-        return np.r_[gap, 1e-5 * (p - p0).reshape(-1)]
+        return np.r_[gap, w * (x - p0.reshape(-1))]
 
-    x = least_squares(resid, p0.reshape(-1), method="lm", xtol=1e-15, ftol=1e-15).x
+    def jac(x: np.ndarray) -> np.ndarray:
+        p = x.reshape(-1, 2)
+        d = p[ia] - p[ib]
+        n = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
+        J = np.zeros((len(pairs) + x.size, x.size))
+        for ax in range(2):
+            J[rows, 2 * ia + ax] += n[:, ax]
+            J[rows, 2 * ib + ax] -= n[:, ax]
+        J[len(pairs) :] = w * np.eye(x.size)
+        return J
+
+    x = least_squares(resid, p0.reshape(-1), jac=jac, method="lm", xtol=1e-15, ftol=1e-15).x
     out = dict(pos)
     out.update({b: x.reshape(-1, 2)[col[b]] for b in balls})
     return out
@@ -163,14 +176,12 @@ def collided_pairs(
 ) -> tuple[dict[frozenset, Impact], dict[str, np.ndarray]]:
     """The pairs the model says collide when ``striker`` at ``p_s`` (mm) moving at ``v_s``
     (mm/frame) meets the rack ``rest`` (id -> mm) whose touching ``pairs`` are put one
-    diameter apart (:func:`vision.rack_solve.touching_positions`) and opened by
+    diameter apart (:func:`lattice`) and opened by
     ``GAP_MM``: each pair's first impact (ids as frozenset keys; ``a``/``b`` index
     ``[*rest, striker]``), its impulse the sum of the pair's impacts; and every ball's
     velocity (mm/frame) after."""
-    from vision.rack_solve import touching_positions
-
     balls = list(rest)
-    snap = lattice(touching_positions(rest, pairs, R), pairs, R)
+    snap = lattice(rest, pairs, R)
     P = np.array([snap[b] for b in balls] + [p_s], float)
     col = {b: k for k, b in enumerate(balls)}
     P = open_rack(P, [(col[a], col[b]) for a, b in pairs], R, GAP_MM)
