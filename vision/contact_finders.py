@@ -146,19 +146,20 @@ class ContactFinders:
         robust_pairs`) says ``striker`` set off, from the members' rest positions and the
         striker's samples before the hit, that the measured solve ``found`` did not name:
         pairs whose impulse is too faint for the members' velocities to show. Only for a
-        rack whose touches fix its shape (at least ``2 n - 3`` touching pairs among ``n``
-        members, the count of a rigid frame): there the members' positions, misread by a
-        mm or two, are put back on the lattice the touches make (a synthetic break's 15
-        balls to within 0.03 mm of the truth, rotated 0.1-0.2 degree), while a looser
-        cluster's lines of centres are as misread as its positions, and the order of its
-        impacts with them."""
+        rack of three or more whose touches fix its shape (at least ``2 n - 3`` touching
+        pairs among ``n`` members, the count of a rigid frame; two balls' one pair takes
+        the whole push, which their velocities show): there the members' positions, misread
+        by a mm or two, are put back on the lattice the touches make (a synthetic break's
+        15 balls to within 0.03 mm of the truth, turned 0.1-0.2 degree), while a looser
+        cluster's lines of centres, and the order of its impacts, are as misread as its
+        positions."""
         pairs = [
             (a, b)
             for i, a in enumerate(comp)
             for b in comp[i + 1 :]
             if np.linalg.norm(rest[a] - rest[b]) - 2 * self.R < tol
         ]
-        if not found or len(pairs) < 2 * len(comp) - 3:
+        if not found or len(comp) < 3 or len(pairs) < 2 * len(comp) - 3:
             return []
         f0 = found[0].f
         members = {b: rest[b] for b in comp}
@@ -173,7 +174,7 @@ class ContactFinders:
         for key, (a, b) in model.items():
             if key in named:
                 continue
-            at = (members[a] + members[b]) / 2 if striker not in key else members[a]
+            at = np.mean([members[m] for m in key - {striker}], axis=0)
             out.append(RackContact(f0, a, b, (float(at[0]), float(at[1])), 0.0))
         return out
 

@@ -142,7 +142,7 @@ def open_rack(pos: np.ndarray, pairs: list[tuple[int, int]], R: float, gap: floa
     return out
 
 
-DRAWS = 40  # runs of the model over the measurements redrawn within their noise
+DRAWS = 20  # runs of the model over the measurements redrawn within their noise
 SHARE = 0.8  # a pair counts when it collides in at least this share of the draws
 GAP_MM = 1e-3  # the vanishing gap of touching members (the impacts' order is the limit's)
 HORIZON = 0.2  # frames after the hit the model runs (the impulse crosses a rack in < 1 ms)
