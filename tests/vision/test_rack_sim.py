@@ -140,3 +140,23 @@ def test_model_needs_the_striker_seen_before_the_hit() -> None:
     xy = np.full((20, 2), np.nan)
     assert robust_pairs(rest, pairs, "yellow", xy, 10.5, None, R, (0.3, 0.3)) == {}
     assert collided_pairs(rest, pairs, "yellow", np.array([-100.0, 0.0]), np.zeros(2), R)[0] == {}
+
+
+@pytest.mark.parametrize("gap", [1e-5, 1e-3, 1e-2])
+def test_impacts_order_does_not_depend_on_the_vanishing_gap(
+    gap: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tight rack modelled as the limit of equal vanishing gaps: from a hundredth of a
+    micrometre to ten micrometres the same pairs collide, those of the simulator."""
+    import vision.rack_sim as rs
+
+    rest, yellow, f0, truth = _break(0, 0.5)
+    pairs = [
+        (a, b)
+        for a in rest
+        for b in rest
+        if a < b and np.linalg.norm(rest[a] - rest[b]) < 2 * R + 1
+    ]
+    monkeypatch.setattr(rs, "GAP_MM", gap)
+    p, v = rs._striker_line(yellow, f0, None)
+    assert set(rs.collided_pairs(rest, pairs, "yellow", p, v, R)[0]) == truth
