@@ -106,7 +106,7 @@ class ContactFinders:
             args = (starts[c], members, rest, self.R, tol, thr, starts.get(striker))
             floor = RACK_NOISE_SIGMAS * self.sigma_move
             found = rack_contacts(self.s, striker, c, *args, self._motion(), floor)
-            return found + self._rack_model(striker, comp, rest, found, tol)
+            return found + self._rack_model(striker, comp, rest, found, tol, args[-1])
 
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
@@ -141,11 +141,13 @@ class ContactFinders:
         rest: dict[str, np.ndarray],
         found: list[RackContact],
         tol: float,
+        since: float | None = None,
     ) -> list[RackContact]:
         """Contacts of the rack ``comp`` the forward model (:func:`vision.rack_sim.
         robust_pairs`) says ``striker`` set off, from the members' rest positions and the
-        striker's samples before the hit, that the measured solve ``found`` did not name:
-        pairs whose impulse is too faint for the members' velocities to show. Only for a
+        striker's samples before the hit (from ``since``, when it started), that the
+        measured solve ``found`` did not name: pairs whose impulse is too faint for the
+        members' velocities to show. Only for a
         rack of three or more whose touches fix its shape (at least ``2 n - 3`` touching
         pairs among ``n`` members, the count of a rigid frame; two balls' one pair takes
         the whole push, which their velocities show): there the members' positions, misread
@@ -169,7 +171,7 @@ class ContactFinders:
         # gap is the difference of two members' errors along their line: sqrt(2) of one)
         gap_rms = angle_sigma(members, pairs, self.R) * 2 * self.R
         noise = (max(self.settings.sigma_mm, gap_rms / np.sqrt(2.0)), self.sigma_move)
-        model = robust_pairs(members, pairs, striker, xy, f0, None, self.R, noise)
+        model = robust_pairs(members, pairs, striker, xy, f0, since, self.R, noise)
         out = []
         for key, (a, b) in model.items():
             if key in named:
