@@ -37,6 +37,7 @@ from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
 from vision.streak import SCORE as STREAK_SCORE
+from vision.track_depart import end_holds, judge_holds, start_holds
 from vision.track_numbers import NumberReading
 from vision.track_reach import leaving_home
 from vision.track_rest import at_rest_pairs, nearest_leftovers
@@ -280,6 +281,7 @@ class Tracker(NumberReading):
         ball_r = self.table.ball_radius  # a resting ball read in another colour (clip1's 4)
         pairs += at_rest_pairs(live, det, {i for i, _ in pairs}, used_d, ball_r)
         used_d |= {j for _, j in pairs}
+        start_holds(live, det, pairs, ball_r)  # a hidden resting ball's far detection
         rows: list[tuple] = []
         matched = {}
         got = [live[i] for i, _ in pairs]
@@ -329,6 +331,7 @@ class Tracker(NumberReading):
                 self._missed(tr, det)
             elif id(tr) in sunk_ids:
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
+        rows += judge_holds(live, det, matched, cfg, ball_r, None if det.unsure else empty)
         new: list[_Track] = []
         # on an unsure frame balls are born only while none is confirmed (a video's opening)
         opening = not any(t.state in ("active", "lost", "pocketed") for t in self.tracks)
@@ -352,8 +355,8 @@ class Tracker(NumberReading):
                     rows += self._confirm(tr)
                 elif det.frame - tr.first_frame >= self._window(tr)[0]:
                     tr.state = "dropped"
-            else:
-                rows.append((*row[:2], tr.label, *row[3:]))
+            else:  # a held departure's rows wait (vision.track_depart)
+                (rows if tr.hold is None else tr.pending).append((*row[:2], tr.label, *row[3:]))
         self.tracks = [t for t in self.tracks if t.state != "dropped"]
         return Tracks.from_rows(rows)
 
@@ -489,7 +492,7 @@ class Tracker(NumberReading):
     def finish(self) -> Tracks:
         """End of the video: confirm new balls seen in every frame since they appeared
         (a still image is a one-frame video) and return their rows."""
-        rows: list[tuple] = []
+        rows: list[tuple] = end_holds(self.tracks)
         for tr in self.tracks:
             if tr.state == "tentative" and tr.last_seen == self._frame:
                 rows += self._confirm(tr)

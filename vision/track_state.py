@@ -72,6 +72,7 @@ class _Track:
     number: int | None = None  # 1..15 once read (pyramid white balls)
     numvote: NumberVote = field(default_factory=NumberVote)
     _cls: tuple[str, bool] | None = None  # (class, sure) cached from ``votes``
+    hold: object | None = None  # vision.track_depart.Hold: a departure not yet confirmed
 
     def vote(self, cls: str) -> None:
         """Count one more detection of colour class ``cls``."""

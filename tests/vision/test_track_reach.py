@@ -29,26 +29,39 @@ SMEAR_AT = HOME + [-100.0, 2.0]  # the hand's smear, measured in the clip (2.93 
 def _run(angle_deg: float | None, hidden: int) -> tuple[float, float]:
     """w1 rests 30 frames at HOME, goes unseen ``hidden`` frames, then a detection shows
     at SMEAR_AT: a smear whose long axis points ``angle_deg`` degrees from the table's
-    x axis, or a sharp ball when None. Returns w1's distance (mm) from HOME on that
-    frame and the next."""
+    x axis, or a sharp ball when None; next frame it shows again 30 mm on along that
+    line, away from HOME (a struck ball rolls on: vision.track_depart). Returns w1's
+    distance (mm) from HOME on those two frames (rows held a frame or two included)."""
     tracker = Tracker(load_table("pyramid-12ft"))
-    out: list[float] = []
-    for k in range(30 + hidden + 2):
+    seen = 30 + hidden
+    if angle_deg is None:
+        a = None
+        on = (SMEAR_AT - HOME) / np.linalg.norm(SMEAR_AT - HOME)
+    else:
+        a = np.array([math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))])
+        on = a if a @ (SMEAR_AT - HOME) > 0 else -a
+    rows = []
+    for k in range(seen + 2):
         if k < 30:
             det = Detections.from_xy(k, k / FPS, [HOME, OTHER], ["white"] * 2)
-        elif k == 30 + hidden:
-            det = Detections.from_xy(k, k / FPS, [OTHER, SMEAR_AT], ["white"] * 2)
-            if angle_deg is not None:
-                a = math.radians(angle_deg)
-                axis = np.array([[np.nan, np.nan], [math.cos(a), math.sin(a)]])
+        elif k >= seen:
+            at = SMEAR_AT + (k - seen) * 30.0 * on
+            det = Detections.from_xy(k, k / FPS, [OTHER, at], ["white"] * 2)
+            if a is not None:
+                axis = np.array([[np.nan, np.nan], a])
                 det = replace(det, blurred=np.array([False, True]), axis=axis)
         else:
             det = Detections.from_xy(k, k / FPS, [OTHER], ["white"])
-        rows = tracker.update(det)
-        if k >= 30 + hidden:
-            w1 = [(x, y) for i, x, y in zip(rows.id, rows.x, rows.y, strict=True) if i == "w1"]
-            out.append(float(np.hypot(*(np.array(w1[0]) - HOME))))
-    return out[0], out[1]
+        rows.append(tracker.update(det))
+    rows.append(tracker.finish())
+    w1 = {
+        f: (x, y)
+        for r in rows
+        for f, i, x, y in zip(r.frame, r.id, r.x, r.y, strict=True)
+        if i == "w1"
+    }
+    now, then = (float(np.hypot(*(np.array(w1[f]) - HOME))) for f in (seen, seen + 1))
+    return now, then
 
 
 @pytest.mark.parametrize("hidden", [0, 1, 2])
