@@ -8,8 +8,9 @@ it rolls on, away from the home, for many frames (a ball rolling at the slowest 
 that counts as motion rolls on for seconds), so the next time it is measured it has
 moved on, away from the home, at the speed of motion or more.
 
-So a ball at rest in its home (``home_xy``), hidden (not measured last frame), that
-takes a detection farther than a ball radius from its home (a ball partly covered by an
+So a ball at rest (the tracker predicts it, hidden, where it rests: in its home, or
+where it was last measured before it has one), hidden (not measured last frame), that
+takes a detection farther than a ball radius from there (a ball partly covered by an
 arm is seen by its visible part, whose centre lies within its disk: within a radius) is
 *held*: its filter follows the detection as before, but its rows wait. The departure is
 confirmed, and the rows go out as measured, when the next measurement has moved on,
@@ -54,19 +55,16 @@ _STATE = (
 
 @dataclass
 class Hold:
-    """A hidden resting ball's unconfirmed departure: the track's state before it took
-    the first far detection (``saved``), that detection's place ``z`` (table mm), time
-    ``t`` (s) and frame, and the frame the hold began."""
+    """A hidden resting ball's unconfirmed departure: where it rests (``home``, table
+    mm), the track's state before it took the first far detection (``saved``), the last
+    detection's place ``z`` (mm), time ``t`` (s) and frame, and the frame the hold began."""
 
+    home: np.ndarray
     saved: dict
     z: np.ndarray
     t: float
     frame: int
     began: int
-
-    @property
-    def home(self) -> np.ndarray:
-        return self.saved["home_xy"]
 
 
 def _copy(v):
@@ -74,24 +72,25 @@ def _copy(v):
 
 
 def start_holds(
-    live: list[_Track], det: Detections, pairs: list[tuple[int, int]], radius_mm: float
+    live: list[_Track],
+    det: Detections,
+    pairs: list[tuple[int, int]],
+    radius_mm: float,
+    resting: Callable[[_Track], bool],
 ) -> None:
     """Hold each track of ``pairs`` (index in ``live``, detection index) that is active,
-    at rest in its home, not measured last frame and not already held, and takes a
-    detection farther than ``radius_mm`` from its home (table mm). Call before the
-    filters take the measurements."""
+    at rest (``resting``: the tracker believes it still), not measured last frame and
+    not already held, and takes a detection farther than ``radius_mm`` from where it
+    rests: its home, or where it was last measured when it has none yet (table mm).
+    Call before the filters take the measurements."""
     for i, j in pairs:
         tr = live[i]
-        if (
-            tr.hold is None
-            and tr.state == "active"
-            and tr.home_xy is not None
-            and tr.moving_run == 0
-            and tr.last_seen < det.frame - 1
-            and float(np.linalg.norm(det.xy[j] - tr.home_xy)) > radius_mm
-        ):
+        if tr.hold is not None or tr.state != "active" or tr.last_seen >= det.frame - 1:
+            continue
+        home = tr.home_xy if tr.home_xy is not None else tr.last_xy
+        if resting(tr) and float(np.linalg.norm(det.xy[j] - home)) > radius_mm:
             saved = {k: _copy(getattr(tr, k)) for k in _STATE}
-            tr.hold = Hold(saved, det.xy[j].copy(), det.t, det.frame, det.frame)
+            tr.hold = Hold(home.copy(), saved, det.xy[j].copy(), det.t, det.frame, det.frame)
 
 
 def judge_holds(
