@@ -8,11 +8,11 @@ it rolls on, away from the home, for many frames (a ball rolling at the slowest 
 that counts as motion rolls on for seconds), so the next time it is measured it has
 moved on, away from the home, at the speed of motion or more.
 
-So a ball at rest (the tracker predicts it, hidden, where it rests: in its home, or
-where it was last measured before it has one), hidden (not measured last frame), that
-takes a detection farther than a ball radius from there (a ball partly covered by an
-arm is seen by its visible part, whose centre lies within its disk: within a radius) is
-*held*: its filter follows the detection as before, but its rows wait. The departure is
+So a hidden ball (not measured last frame) that the tracker predicts at rest where it
+lies (its home, or where it was last measured when it has no home yet: pyr-reach-720's
+1, seen only now and then under an arm) and that takes a detection farther than a ball
+radius from there (a ball partly covered by an arm is seen by its visible part, whose
+centre lies within its disk: within a radius) is *held*: its filter follows the detection as before, but its rows wait. The departure is
 confirmed, and the rows go out as measured, when the next measurement has moved on,
 away from the home, at ``rest_speed_mm_s`` or more (the tracker's own line between rest
 and motion), or when the home is visibly empty cloth (the ball is not there), or when

@@ -88,22 +88,28 @@ def test_a_hidden_resting_ball_leaves_only_when_seen_leaving(name, seq, empty_ho
             assert vis == 0 or f in dets
 
 
+SHIFT = np.array([1.5, 1.4])  # pyr-reach-720's 1 at frames 26-27: 2.1 mm (63 mm/s) as an arm came
+
+
 @pytest.mark.parametrize(
-    ("hidden", "at", "held"),
+    ("before", "hidden", "at", "held"),
     [
-        (1, HAND, True),  # unseen one frame, then beyond a radius: held
-        (0, HAND, False),  # seen last frame: its motion is judged as it happens
-        (4, HOME + [0.0, 33.0], False),  # within a radius (34 mm) of home: a partly hidden ball
-        (4, HOME + [0.0, 35.0], True),  # beyond it
+        ([HOME] * REST, 1, HAND, True),  # unseen one frame, then beyond a radius: held
+        ([HOME] * REST, 0, HAND, False),  # seen last frame: its motion is judged as it happens
+        ([HOME] * REST, 4, HOME + [0.0, 33.0], False),  # within a radius (34 mm): partly hidden
+        ([HOME] * REST, 4, HOME + [0.0, 35.0], True),  # beyond it
+        ([HOME] * (REST - 1) + [HOME + SHIFT], 2, HAND, True),  # a half-covered ball's shift
+        ([HOME] * 10, 2, HAND, True),  # at rest, no home yet (10 frames): from where last seen
+        ([HOME + k * STEP for k in range(-REST, 0)], 2, HAND, False),  # rolling: not at rest
     ],
 )
-def test_which_detections_hold_a_resting_ball(hidden, at, held):
+def test_which_detections_hold_a_resting_ball(before, hidden, at, held):
     tracker = Tracker(load_table("pyramid-12ft"))
-    for k in range(REST):
-        tracker.update(Detections.from_xy(k, k / FPS, [HOME], ["white"]))
-    for k in range(REST, REST + hidden):
+    for k, xy in enumerate(before):
+        tracker.update(Detections.from_xy(k, k / FPS, [xy], ["white"]))
+    for k in range(len(before), len(before) + hidden):
         tracker.update(Detections.from_xy(k, k / FPS, [], []))
-    k = REST + hidden
+    k = len(before) + hidden
     det = Detections.from_xy(k, k / FPS, [at], ["white"])
     (tr,) = [t for t in tracker.tracks if t.name == "w1"]
     still = tracker._coast_speed(tr) < tracker.cfg.rest_speed_mm_s  # as the tracker judges it
