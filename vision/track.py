@@ -435,8 +435,7 @@ class Tracker(NumberReading):
         pocket (``v`` (N,2) mm/s): a ball sinking into the pocket is no longer on the
         table. One distance test over all centres and pockets. Where the table's pockets
         have a shelf (:func:`vision.geometry.pocket_shelf_mm`) a ball rolling over it is
-        still on the cloth: the depths count from the shelf's end. A measured ball (``v``)
-        short of every mouth line lies over the bed, between the jaws, not in a circle."""
+        still on the cloth: the depths count from the shelf's end."""
         xy = np.asarray(xy, float).reshape(-1, 2)
         if not len(self._pockets) or not len(xy):
             return np.zeros(len(xy), bool)
@@ -446,8 +445,6 @@ class Tracker(NumberReading):
             return out
         m = self._mouths
         depth = ((xy[:, None, :] - m[None, :, :2]) * m[None, :, 2:]).sum(axis=2)  # mm past
-        if v is not None:  # a ball measured short of every mouth line is between the jaws
-            out &= (depth > 0).any(axis=1)
         drop = self.cfg.pocket_drop_balls * self.table.ball_radius
         out |= (depth > max(drop, self._shelf)).any(axis=1)
         if v is None:
