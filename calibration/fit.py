@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from scipy.optimize import least_squares, minimize_scalar
 
 from calibration import markings as mk
 from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, intersect, side_edges
@@ -111,6 +110,7 @@ def _clean(edges: dict[str, np.ndarray], tol: float) -> dict[str, np.ndarray]:
 
 def _fit_k1(edges: dict[str, np.ndarray], K: np.ndarray) -> float:
     """Radial k1 that makes the cushion edge points straightest (0 if it barely helps)."""
+    from scipy.optimize import minimize_scalar
 
     def cost(k1: float) -> float:
         tot = 0.0
@@ -424,6 +424,8 @@ def refine_camera(
 
     Returns (H undistorted px -> cloth mm, f, OpenCV coefficients, camera (x, y, height) mm,
     residuals mm: nose points, then one distance per marking)."""
+    from scipy.optimize import least_squares
+
     K = camera_matrix(f, size)
     pose = pose_from_homography(H, K)
     rvec, _ = cv2.Rodrigues(pose.R)

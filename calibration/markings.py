@@ -10,7 +10,6 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
-from scipy.ndimage import median_filter
 
 from calibration.detect import _sample
 from contract.tables import TableSpec
@@ -79,6 +78,8 @@ def line_score(
     """Evidence of a thin straight line from table point ``a`` to ``b`` (mm): the mean
     profile across the predicted line, its strongest thin peak (either polarity) over
     the noise. Returns (score, offset of the peak in px along the line's normal)."""
+    from scipy.ndimage import median_filter
+
     t = np.linspace(0.1, 0.9, n)
     pts_mm = np.array(a)[None] + t[:, None] * (np.array(b) - np.array(a))[None]
     p = to_px(pts_mm)

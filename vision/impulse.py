@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 
 from vision.impulse_scan import ScanContact, fit_speed_toward, impulse_scan  # noqa: F401
 from vision.rack_solve import (
@@ -181,6 +180,8 @@ def rack_contacts(
     too (they may meet in those frames). Without it, from two samples each (NNLS).
     ``floor`` (mm/frame): the least impulse a pair's own reading must carry besides.
     """
+    from scipy.optimize import nnls
+
     f0 = _hit_time(series, members, rest, f0)
     balls = [striker, *members]
     col = {b: k for k, b in enumerate(balls)}

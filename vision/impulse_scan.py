@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import nnls
 
 from vision.series import Series
 
@@ -309,6 +308,8 @@ def _solve(
     ``weak`` (a cue ball, its spin unknown: the cloth's friction on a spinning ball
     changes its velocity by up to ``mu g`` per frame without any contact) count at
     ``SPIN_WEIGHT``: their partners' changes tell their impulses."""
+    from scipy.optimize import nnls
+
     col = {b: i for i, b in enumerate(comp)}
     pos = fit[:, 0, 0] + 0.5 * fit[:, 0, 1]  # mid-interval, from the motion before
     dv = (fit[:, 1, 1] - fit[:, 0, 1])[comp].reshape(-1)

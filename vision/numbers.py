@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from vision.assign import linear_sum_assignment
 from vision.classify import MODEL_DIR, extract_patches, file_sha256, to_input
 from vision.numbers_unwarp import (  # noqa: F401  the sphere unwarp, re-exported here
     FRONTAL_OFF,

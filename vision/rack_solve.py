@@ -31,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares, minimize_scalar, nnls
+
+from vision.solvers import least_squares, minimize_scalar, nnls
 
 FIT_SKIP = 1  # samples after the hit left out of a member's fit (touching neighbours)
 FIT_SAMPLES = 6  # samples fitted after those (until a kink: the member met something)

@@ -211,7 +211,7 @@ def unswap(series: Series, radius_mm: float) -> Series:
     by more than a radius in one frame, each onto the place another of them just left
     (a tracker trading labels inside a rack), the rows from that frame on are given
     back to the ball that was there. Positions mm; ``radius_mm`` the ball radius."""
-    from scipy.optimize import linear_sum_assignment
+    from vision.assign import linear_sum_assignment
 
     xy, vis = series.xy.copy(), series.visible.copy()
     R = radius_mm

@@ -28,10 +28,10 @@ from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from contract.tables import TableSpec
 from contract.tracks import Tracks
+from vision.assign import linear_sum_assignment
 from vision.camera_motion import lose_unseen
 from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines

@@ -10,8 +10,8 @@ a resting ball's centre, so a detection left over there is that ball, misread.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from vision.assign import linear_sum_assignment
 from vision.detect import Detections
 from vision.track_state import _Track
 
