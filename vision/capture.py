@@ -148,6 +148,7 @@ class VideoSource:
         self._still: np.ndarray | None = None
         self._cap: cv2.VideoCapture | None = None
         self._peek: Frame | None = None
+        self._ahead: list[tuple[Frame, float]] = []  # frames after the peek read ahead, ms
         src = self.source
         if not _is_stream(src):
             p = Path(src)
@@ -206,7 +207,31 @@ class VideoSource:
         return _is_stream(self.source)
 
     # ------------------------------------------------------------ reading
+    def first_images(self, count: int) -> list[np.ndarray]:
+        """The pictures (BGR, recorded px) of the first ``count`` frames of a file not yet
+        iterated (fewer if it is shorter), each decoded once: they are kept and yielded
+        again, in order, when the source is iterated (the drift watch's reference frames
+        cost no second decoder). Memory: ``count`` frames until iterated."""
+        if self._still is not None:
+            return [self._still]
+        if self._peek is None:
+            raise ValueError("first_images: the source is already being read")
+        ms = self._ms  # the first frame's timestamp, for the iteration
+        while 1 + len(self._ahead) < count:
+            frame = self._decode()
+            if frame is None:
+                break
+            self._ahead.append((frame, self._ms))
+        self._ms = ms
+        return ([self._peek.image] + [f.image for f, _ in self._ahead])[: max(0, count)]
+
     def _read(self) -> Frame | None:
+        if self._ahead:  # frames read ahead by first_images, with their timestamps
+            frame, self._ms = self._ahead.pop(0)
+            return frame
+        return self._decode()
+
+    def _decode(self) -> Frame | None:
         ok, img = self._cap.read()
         if not ok or img is None:
             return None

@@ -93,8 +93,8 @@ class DriftWatch:
         from calibration.monitor import CalibrationMonitor
         from calibration.register import Follower, Registrar, anchor_for
 
-        if first is None:  # a file: its first frames, read ahead
-            first = first_frames(src.source, 9)
+        if first is None:  # a file: its first frames, read ahead (decoded once: kept for
+            first = src.first_images(9)  # the replay's own reading)
         plate = _plate(first) if first else src._peek.image  # as calibration.plate
         anchor, G = anchor_for(plate, first[0] if first else plate, calib, table, reference)
         self.monitor = CalibrationMonitor(anchor, calib.data, table)

@@ -55,13 +55,19 @@ class ReplayResult:
     moved: tuple = ()  # [first, last] frames in which the camera moved (no strike there)
 
 
-def sample_frames(path: str, count: int = BACKGROUND_FRAMES) -> list[np.ndarray]:
-    """Up to ``count`` frames spread over a video file (for the empty-cloth model)."""
+def sample_frames(
+    path: str, count: int = BACKGROUND_FRAMES, first: np.ndarray | None = None
+) -> list[np.ndarray]:
+    """Up to ``count`` frames spread over a video file (for the empty-cloth model), the
+    first one frame 0: ``first`` where its picture was decoded already (BGR, recorded px)."""
     cap = open_capture(path)
     n = int(cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
     out: list[np.ndarray] = []
     idx = np.linspace(0, max(0, n - 2), count).astype(int) if n > 1 else [0]
     for i in sorted(set(int(k) for k in idx)):
+        if i == 0 and first is not None:
+            out.append(first)
+            continue
         cap.set(cv2.CAP_PROP_POS_FRAMES, i)
         ok, img = cap.read()
         if ok and img is not None:
@@ -157,7 +163,7 @@ class Replayer:
             DriftWatch(calib, table, src, reference=reference) if monitor and not src.live else None
         )
         if src.frame_count > 1 and not src.live:
-            samples = sample_frames(str(src.source)) or [src._peek.image]
+            samples = sample_frames(str(src.source), first=src._peek.image) or [src._peek.image]
             self.det.fit_background(self.watch.aligned(samples) if self.watch else samples)
         elif src._still is not None:
             self.det.fit_background([src._still])
