@@ -52,7 +52,7 @@ STAGES = "import sys\nfrom bench.bench_speed import stages_child\nstages_child(*
 # indented ones run inside "detect" (and "refine" inside "pack"); "crop+exposure" is the
 # work picture's crop (shared with the later stages) and the exposure check
 STAGE_FUNCS = (
-    ("decode", "vision.capture", "VideoSource._read"),
+    ("decode", "vision.capture", "VideoSource._decode"),
     ("drift check", "vision.register", "DriftWatch.step"),
     ("detect", "vision.detect", "Detector.detect"),
     ("  crop+exposure", "vision.detect", "Detector._expose"),

@@ -193,9 +193,12 @@ class Detector(TileForeground, CandidateChecks):
             raise ValueError("fit_background needs at least one image")
         images = images[:: max(1, len(images) // 9)][:9]
         small = [self._work(im) for im in images]
-        work = np.stack(small).astype(np.float32)
         # uint8 medians equal np.median of the float32 stack (an odd count: the middle value)
-        med = median_frames(small).astype(np.float32) if len(small) % 2 else np.median(work, axis=0)
+        if len(small) % 2:
+            med = median_frames(small).astype(np.float32)
+        else:
+            med = np.median(np.stack(small).astype(np.float32), axis=0)
+        work0 = small[0].astype(np.float32)  # the first frame (its noise sets the threshold)
         h, w = med.shape[:2]
         inner = self.geo.inner > 0
         vv, uu = np.nonzero(inner)
@@ -240,8 +243,8 @@ class Detector(TileForeground, CandidateChecks):
         self._pn0, self.gain = self.pn, np.ones(3, np.float32)
         cloth = cv2.erode(self.geo.inner, self._local_kernel)[y : y + h, x : x + w] > 0
         self._exposure = ClothGain(self._plate_box, cloth)
-        g0 = self._exposure.measure(work[0][y : y + h, x : x + w].astype(np.uint8))
-        first = work[0] / g0 if g0 is not None else work[0]  # its noise, not its exposure
+        g0 = self._exposure.measure(work0[y : y + h, x : x + w].astype(np.uint8))
+        first = work0 / g0 if g0 is not None else work0  # its noise, not its exposure
         d = plate_distance(first, self.plate, self.pn)[inner]
         mad = float(np.median(np.abs(d - np.median(d))))
         self.thr = float(np.clip(np.median(d) + 9.0 * 1.4826 * mad, 22.0, 60.0))
