@@ -8,7 +8,8 @@ shortest-augmenting-path algorithm (Crouse 2016, ``rectangular_lsap``) in one st
 row: each row's cheapest column is still free when the row's turn comes. Then scipy's
 answer is known exactly without running it, and :func:`linear_sum_assignment` returns it;
 any other matrix goes to scipy (imported then), so the result is always scipy's, to the
-element.
+element. Once ``scipy.optimize`` is loaded (by anything), scipy answers every matrix: it
+is faster per call.
 
 Why one step per row gives scipy's answer (rows <= columns; a taller matrix is solved
 transposed, as scipy does): scipy starts with zero potentials and adds rows in order. A
@@ -23,21 +24,31 @@ ones, provided every row's cheapest value is found at a free column.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+
+# A plain matrix costs here about 40 us more than in scipy (per call, 16 x 16): after this
+# many, the import (about 0.5 s CPU) costs less than going on, and scipy is imported (a
+# long video pays at most about twice the cheaper of the two)
+PLAIN_CALLS = 10_000
+_plain_calls = [0]  # plain matrices answered here in this process
 
 
 def plain_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """scipy's assignment of a finite 2-D float ``cost`` matrix (rows <= columns) when
-    every row, taken in order, finds one of its cheapest columns still free (module
-    docstring): (rows, columns) as scipy returns them; None otherwise."""
+    """scipy's assignment of a 2-D float ``cost`` matrix (rows <= columns, every row's
+    least cost finite) when every row, taken in order, finds one of its cheapest columns
+    still free (module docstring): (rows, columns) as scipy returns them; None otherwise
+    (a NaN anywhere makes its row's least cost NaN: None)."""
     n_rows = cost.shape[0]
     best = cost.min(axis=1)
+    if not np.isfinite(best).all():
+        return None
     ties_r, ties_c = np.nonzero(cost == best[:, None])  # by row, then column ascending
-    if len(ties_r) == n_rows:  # one cheapest column per row: free unless taken before
-        cols = ties_c
-        if len(np.unique(cols)) != n_rows:
+    if len(ties_c) == n_rows:  # one cheapest column per row: free unless taken before
+        if len(set(ties_c.tolist())) != n_rows:
             return None
-        return np.arange(n_rows), cols.astype(np.int64)
+        return np.arange(n_rows), ties_c
     cols = np.empty(n_rows, np.int64)
     taken: set[int] = set()
     starts = np.searchsorted(ties_r, np.arange(n_rows + 1)).tolist()
@@ -53,21 +64,36 @@ def plain_assignment(cost: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return np.arange(n_rows), cols
 
 
-def linear_sum_assignment(cost) -> tuple[np.ndarray, np.ndarray]:
-    """``scipy.optimize.linear_sum_assignment(cost)`` (minimising), the same arrays:
-    found here when the matrix is plain (:func:`plain_assignment`: finite numbers, every
-    row's cheapest column free in turn), else by scipy itself (imported on first need),
-    which also gives its errors for invalid or infeasible matrices."""
+def plain_answer(cost) -> tuple[np.ndarray, np.ndarray] | None:
+    """scipy's (rows, columns) for any ``cost`` (array-like) that is a plain matrix of
+    numbers (:func:`plain_assignment`; a taller one transposed, as scipy solves it, the
+    rows ascending); None for any other (scipy must answer)."""
     c = np.asarray(cost)
-    if c.ndim == 2 and (c.dtype.kind in "fiub") and c.size and np.isfinite(c).all():
-        c = c.astype(np.float64, copy=False)
-        tall = c.shape[0] > c.shape[1]
-        got = plain_assignment(c.T if tall else c)
+    if c.ndim != 2 or c.dtype.kind not in "fiub" or not c.size:
+        return None
+    c = c.astype(np.float64, copy=False)
+    tall = c.shape[0] > c.shape[1]
+    got = plain_assignment(c.T if tall else c)
+    if got is None or not tall:
+        return got
+    order = np.argsort(got[1])  # scipy: the rows ascending, with their columns
+    return got[1][order], got[0][order]
+
+
+def linear_sum_assignment(cost) -> tuple[np.ndarray, np.ndarray]:
+    """``scipy.optimize.linear_sum_assignment(cost)`` (minimising), the same arrays: by
+    scipy itself once ``scipy.optimize`` is loaded (by anything: it is faster per call),
+    else found here when the matrix is plain (:func:`plain_assignment`; at most
+    :data:`PLAIN_CALLS` times), else by scipy imported now, which also gives its errors for
+    invalid or infeasible matrices."""
+    loaded = sys.modules.get("scipy.optimize")
+    if loaded is not None:
+        return loaded.linear_sum_assignment(cost)
+    if _plain_calls[0] < PLAIN_CALLS:
+        got = plain_answer(cost)
         if got is not None:
-            if not tall:
-                return got
-            order = np.argsort(got[1])  # scipy: the rows ascending, with their columns
-            return got[1][order], got[0][order]
+            _plain_calls[0] += 1
+            return got
     from scipy.optimize import linear_sum_assignment as scipy_lsa
 
     return scipy_lsa(cost)

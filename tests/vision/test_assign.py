@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment as scipy_lsa
 
-from vision.assign import linear_sum_assignment, plain_assignment
+from vision.assign import linear_sum_assignment, plain_answer, plain_assignment
 
 BIG = 1e9  # the tracker's "no pair" cost
 
@@ -40,10 +40,11 @@ def test_same_as_scipy(kind: str, shape: tuple[int, int]) -> None:
     plain = 0
     for _ in range(300):
         a = _matrix(kind, rng, *shape)
-        want, got = scipy_lsa(a), linear_sum_assignment(a)
-        for w, g in zip(want, got, strict=True):
-            assert g.dtype == w.dtype and np.array_equal(g, w), (a, want, got)
-        plain += plain_assignment(a.T if shape[0] > shape[1] else a) is not None
+        want, got = scipy_lsa(a), plain_answer(a)  # None: scipy must answer
+        if got is not None:
+            plain += 1
+            for w, g in zip(want, got, strict=True):
+                assert g.dtype == w.dtype and np.array_equal(g, w), (a, want, got)
     if kind == "sparse" or shape == (1, 1):  # the fast path is taken, not only scipy's
         assert plain > 0
 
@@ -66,6 +67,8 @@ def test_plain_cases(cost: list, plain: bool) -> None:
     got = plain_assignment(a.T if a.shape[0] > a.shape[1] else a)
     assert (got is not None) == plain
     want = scipy_lsa(a)
+    if plain:
+        assert all(np.array_equal(w, g) for w, g in zip(want, plain_answer(a), strict=True))
     assert all(np.array_equal(w, g) for w, g in zip(want, linear_sum_assignment(a), strict=True))
 
 
@@ -82,15 +85,32 @@ def test_bad_matrices_raise_as_scipy(cost: list, message: str) -> None:
         linear_sum_assignment(np.array(cost))
 
 
+def _run(code: str) -> list[str]:
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    return out.stdout.split()
+
+
+def test_scipy_imported_only_for_a_matrix_that_is_not_plain() -> None:
+    """In a fresh process: plain matrices answered without scipy, then one whose rows
+    want the same column imports it (and scipy answers from then on)."""
+    code = (
+        "import sys, numpy as np; from vision.assign import linear_sum_assignment as L; "
+        "r, c = L(np.array([[1.0, 5.0], [5.0, 1.0]])); "
+        "print(c.tolist(), 'scipy.optimize' in sys.modules); "
+        "r, c = L(np.array([[1.0, 2.0], [1.0, 9.0]])); "
+        "print(c.tolist(), 'scipy.optimize' in sys.modules)"
+    )
+    assert _run(code) == ["[0,", "1]", "False", "[1,", "0]", "True"]
+
+
 def test_replay_imports_no_scipy_optimize() -> None:
     """The replay's modules load without scipy.optimize (its solvers come when needed)."""
     code = (
         "import sys, vision.replay, vision.stream, vision.events, calibration.monitor; "
         "print('scipy.optimize' in sys.modules, 'scipy.ndimage' in sys.modules)"
     )
-    root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    )
-    assert out.stdout.split() == ["False", "False"]
+    assert _run(code) == ["False", "False"]
