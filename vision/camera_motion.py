@@ -10,8 +10,12 @@ A registered frame is moving when its registration (frame px -> reference px) ha
 the picture of the table by more than :data:`MOVE_FRAC` of the frame's width over the
 last :data:`MOVE_WINDOW` frames: the registration's own jitter (a few px a frame on
 hand-held 720p footage) does not add up over a window, a camera's motion does. The whole
-window is marked, since the motion began in it. Frames are video frame numbers; spans are
-``[first, last]`` inclusive.
+window is marked, since the motion began in it. Only the table points in the picture
+count (points out of view are the homography's extrapolation: its error, not the
+picture's motion). A few frames that cannot be registered (a blurred frame of a shaking
+hand) outside a move are judged by the registration after them: a move when the picture
+moved beyond the threshold across them, or when they last longer than the window. Frames
+are video frame numbers; spans are ``[first, last]`` inclusive.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ from calibration.register import corner_motion
 MOVE_WINDOW = 5  # frames over which the registration's displacement is measured
 MOVE_FRAC = 0.015  # ... and the displacement (share of the frame's width) that is motion
 # (uk8ball, 1280 px: steady stretches move 2-13 px over 5 frames, the swing from 305
-# 17-100 px; 19 px here)
+# 17-100 px; 19 px here; measured on the table points in view: the nose-refined
+# registration's jitter while nearly steady, 150-305, is 1-9 px)
 AFTER_FRAMES = 5  # frames after a move in which the tracker re-associates its balls:
 # a ball seen moving then is not struck (its positions changed with the registration)
 
@@ -60,6 +65,8 @@ class CameraMotion:
         self.window, self.limit_px = window, frac * width
         self._seen: deque[tuple[int, np.ndarray | None]] = deque()  # (frame, G) registered
         self._key: object = None  # the registrations' reference (a new calibration: new)
+        self._gap: int | None = None  # first of the unregistered frames not yet judged
+        self._last = -1  # the last frame judged (registered or not)
         self.spans: list[list[int]] = []
 
     def _mark(self, first: int, last: int) -> None:
@@ -69,27 +76,54 @@ class CameraMotion:
         else:
             self.spans.append([first, last])
 
+    @property
+    def open(self) -> bool:
+        """True when the last frame judged was in a move."""
+        return bool(self.spans) and self.spans[-1][1] >= self._last >= 0
+
     def registered(
-        self, index: int, G: np.ndarray | None, corners: np.ndarray, key: object = None
+        self,
+        index: int,
+        G: np.ndarray | None,
+        corners: np.ndarray,
+        key: object = None,
+        size: tuple[int, int] | None = None,
     ) -> bool:
         """Frame ``index`` registered by ``G`` onto the reference ``key`` (registrations of
-        different references are not compared). True when the camera is moving."""
+        different references are not compared); ``size`` (w, h px): only the ``corners``
+        in the picture count. True when the camera is moving."""
         if key is not self._key:
-            self._key, self._seen = key, deque()
+            self._key, self._seen, self._gap = key, deque(), None
+        gap, self._gap, self._last = self._gap, None, index
+        across = gap is not None and bool(self._seen)  # unregistered frames since the last
+        if across and corner_motion(self._seen[-1][1], G, corners, size) <= self.limit_px:
+            across = False  # ... and the picture stands where it stood before them
+        if across:
+            self._mark(gap, index)  # the picture moved across them: a move
         self._seen.append((index, G))
         while self._seen and self._seen[0][0] < index - self.window:
             self._seen.popleft()
         first, G0 = self._seen[0]
-        if first >= index or corner_motion(G0, G, corners) <= self.limit_px:
-            return False
+        if first >= index or corner_motion(G0, G, corners, size) <= self.limit_px:
+            return across
         self._mark(first + 1, index)
         return True
 
-    def lost(self, index: int, first: int | None = None) -> None:
+    def lost(self, index: int, first: int | None = None, sure: bool = True) -> None:
         """Frame ``index`` could not be registered (or the calibration is being redone):
         it measures nothing, it is part of the move (as are the frames from ``first``,
-        where given: a move confirmed late, dated from its first unregistered frame)."""
-        self._mark(index if first is None else min(first, index), index)
+        where given: a move confirmed late, dated from its first unregistered frame).
+        ``sure=False``: a frame that merely could not be registered; outside a move it is
+        one only once the frames unregistered in a row outlast the window, or when the
+        next registration finds the picture moved across them (:meth:`registered`)."""
+        was_open = self.open
+        gap = index if self._gap is None else self._gap
+        self._gap, self._last = None, index
+        if not sure and not was_open and index - gap < self.window:
+            self._gap = gap  # judged by the next registration, or once they outlast it
+            return
+        first = gap if first is None else min(first, gap)  # from the first unregistered
+        self._mark(first, index)
         self._seen = deque()
 
 

@@ -199,16 +199,21 @@ class DriftWatch:
     def _judge_motion(self, index: int, st) -> bool:
         """True when the camera moves at frame ``index`` (:mod:`vision.camera_motion`),
         given the follower's step ``st``: its registration moved the picture beyond the
-        registration's jitter over the last few frames, or, once the camera was seen to
-        move, it could not be registered. The moving frames are :attr:`unsure`."""
+        registration's jitter over the last few frames, or it could not be registered
+        during a move or for longer than a few frames (a frame or two of a shaking hand's
+        blur are judged by the registration after them). The moving frames, and the
+        unregistered ones, are :attr:`unsure`."""
         if st.registered:
             reg = self.follower.registrar
-            if not self.motion.registered(index, st.G, reg.corners, self.current):
+            if not self.motion.registered(index, st.G, reg.corners, self.current, reg.size):
                 return False
         elif not (self.follower.fails and (self._drifting or self.follower.G is not None)):
             return False
-        else:
-            self.motion.lost(index)
+        else:  # a move only in one or beyond a few frames (vision.camera_motion)
+            self.motion.lost(index, sure=False)
+            if not self.motion.open:  # unregistered, not (yet) a move: unsure all the same
+                self.unsure[:] = merge_spans([*self.unsure, [index, index]])
+                return True
         a = self.motion.spans[-1][0]
         self.unsure[:] = merge_spans([*self.unsure, [a, index]])
         return True

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from vision_scene import draw_scene, path_tracks, topdown_calib, write_video
 
-from calibration.register import corner_motion
+from calibration.register import apply_h, corner_motion
 from contract.events import EventType
 from contract.tables import load_table
 from vision.camera_motion import CameraMotion, in_spans, merge_spans
@@ -171,3 +171,44 @@ def test_positions_sliding_with_a_move_open_no_shot(offset_mm) -> None:
     rows = path_tracks(paths)
     assert cut_tracks(rows, table, 30.0, moved=[(a, b)]).shots == ()
     assert len(cut_tracks(rows, table, 30.0).shots) >= 1
+
+
+@pytest.mark.parametrize(
+    "steps, moving",
+    [
+        # a frame or two of a shaking hand's blur, the picture where it was: no move
+        ([0.0, 0.0, None, None, 4.0, 4.0, 4.0], []),
+        # the picture moved beyond the threshold across the unregistered frames: a move
+        # (and, as a knock, the window's frames after it)
+        ([0.0, 0.0, None, None, 30.0, 30.0, 30.0], [[1, 6]]),
+        # unregistered for longer than the window: a move from its first frame
+        ([0.0, 0.0, *[None] * 7, 0.0, 0.0], [[2, 8]]),
+        # unregistered during a move: part of it at once (the picture then stands)
+        ([0.0, 0.0, 25.0, None, None, 25.0, 25.0, 25.0], [[1, 4]]),
+    ],
+)
+def test_unregistered_frames_judged_by_what_comes_after(steps, moving) -> None:
+    """1280 px wide (threshold 19.2 px): ``None`` is a frame that cannot be registered
+    (``sure=False``, as the drift watch reports it); a number is the picture's shift."""
+    cm = CameraMotion(1280)
+    for k, dx in enumerate(steps):
+        if dx is None:
+            cm.lost(k, sure=False)
+        else:
+            cm.registered(k, _G(dx) if dx else None, CORNERS)
+    assert merge_spans(cm.spans) == moving
+
+
+def test_only_the_table_points_in_view_measure_the_motion() -> None:
+    """A registration that zooms 2 % about a point in view: the points in the 1280x720
+    picture move under 19.2 px, a table point far out of view (the homography's
+    extrapolation) moves about 60 px; only the ones in view count."""
+    corners = np.array([[100.0, 100.0], [400.0, 300.0], [3100.0, 100.0]])
+    S = np.array([[1.02, 0.0, -2.0], [0.0, 1.02, -2.0], [0.0, 0.0, 1.0]])  # about (100, 100)
+    seen = np.linalg.norm(apply_h(np.linalg.inv(S), corners) - corners, axis=1)
+    assert seen[:2].max() < 19.2 < seen[2]
+    for size, moving in (((1280, 720), []), (None, [[1, 5]])):
+        cm = CameraMotion(1280)
+        for k in range(6):
+            cm.registered(k, S if k == 5 else None, corners, size=size)
+        assert merge_spans(cm.spans) == moving
