@@ -338,16 +338,13 @@ class EdgeEvents:
             out.append((k.f, name))
         return out
 
-    def flown_from_rest(self, moves: list[Movement], skip: frozenset[str]) -> list[Event]:
+    def flown_from_rest(self, vanished: list[Movement]) -> list[Event]:
         """off_table (or pocket) of a ball at rest that vanished in the frame a moving ball
-        of the shot (``moves``) reached it: hit so hard it left the surface before the
-        next frame (no sample of it moving). Its last row must be measured, not one
-        predicted under an arm, and it must not be seen there again (``gone_event``)."""
-        out = []
-        for m in self.rest_vanished(moves, skip):
-            if (ev := self.gone_event(m)) is not None:
-                out.append(ev)
-        return out
+        of the shot reached it (``vanished``: :meth:`rest_vanished`): hit so hard it left
+        the surface before the next frame (no sample of it moving). Its last row must be
+        measured, not one predicted under an arm, and it must not be seen there again
+        (``gone_event``)."""
+        return [ev for m in vanished if (ev := self.gone_event(m)) is not None]
 
     def rest_vanished(self, moves: list[Movement], skip: frozenset[str]) -> list[Movement]:
         """Balls at rest (not in ``moves`` nor ``skip``) whose last measured row is in the

@@ -33,17 +33,19 @@ FLY_FRAMES = 2  # a knocked-off ball is gone within this many frames of the cont
 
 class FlownEvents:
     """Mixin of :class:`vision.events.EventFinder` (uses its series ``s``, ``table``,
-    ``R``, ``_ev``, ``pocket_at`` and ``rest_vanished``)."""
+    ``R``, ``_ev`` and ``pocket_at``)."""
 
     def knocked_off(
-        self, moves: list[Movement], events: list[Event], skip: frozenset[str]
+        self, moves: list[Movement], events: list[Event], vanished: list[Movement]
     ) -> list[Event]:
         """``off_table`` (and a centre-line ``cross`` on the way) of each ball of the
         shot that vanished mid-table right after a hard contact and was not otherwise
-        accounted for (no pocket or off_table found for it)."""
+        accounted for (no pocket or off_table found for it): a moving ball of the shot
+        (``moves``) gone at once, or a resting one gone as a ball reached it
+        (``vanished``: :meth:`vision.edges.EdgeEvents.rest_vanished`)."""
         told = {e.ball for e in events if e.type in (EventType.POCKET, EventType.OFF_TABLE)}
         gone = [m for m in moves if m.gone and m.stop_f - m.start_f <= FLY_FRAMES]
-        cands = [m for m in gone + self.rest_vanished(moves, skip) if m.ball not in told]
+        cands = [m for m in gone + vanished if m.ball not in told]
         end = min(self.s.n_frames, max(m.last for m in moves) + 1 + int(self.s.fps))
         out: list[Event] = []
         for m in cands:

@@ -218,10 +218,11 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
                     for f, name in self.jaw_hits(m, ev.pocket, hits):
                         events.append(self._ev(f, EventType.CUSHION, ball=m.ball, cushion=name))
             events += self._crossings(b, m)
-        events += self.flown_from_rest(moves, frozenset(self.skittles))
+        vanished = self.rest_vanished(moves, frozenset(self.skittles))
+        events += self.flown_from_rest(vanished)
         self._touches(moves, contacts, add_contact)
         self._scan(moves, contacts, add_contact, set_off)
-        events += self.knocked_off(moves, events, frozenset(self.skittles))
+        events += self.knocked_off(moves, events, vanished)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
             events += self.skittle_events(first.start_f, hi, starts)

@@ -28,7 +28,7 @@ from vision.rack_solve import (
     solve_rack,
     touching_positions,
 )
-from vision.series import Series, line_fit
+from vision.series import Series, frames_before, line_fit
 
 # members this many times the touching tolerance apart may meet in the frames their
 # velocities are read over (a ball set off by a neighbour reaches the next a frame on)
@@ -136,10 +136,7 @@ def _striker_dv(
     The change is NaN when fewer than two samples show the motion before ``f0`` (a ball
     set off less than two frames before it hit the cluster: its speed is unknown)."""
     lo = int(np.floor(f0))
-    pre = np.arange(max(0, lo - 2), lo + 1)
-    if since is not None:
-        pre = pre[pre >= since]
-    pre = pre[~np.isnan(xy[pre, 0])]
+    pre = frames_before(xy, f0, since)
     if len(pre) < 2:
         seen = np.flatnonzero(~np.isnan(xy[:, 0]))
         near = seen[np.argmin(np.abs(seen - f0))] if len(seen) else lo

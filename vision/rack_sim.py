@@ -27,6 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.rack_solve import touching_positions
+from vision.series import frames_before, line_fit
+
 E_BALL = 0.95  # restitution of phenolic balls (0.92-0.98)
 MAX_IMPACTS = 2000  # a run stops after this many impacts (a jam of resting contacts)
 
@@ -97,42 +100,11 @@ def lattice(
     pos: dict[str, np.ndarray], pairs: list[tuple[str, str]], R: float
 ) -> dict[str, np.ndarray]:
     """Positions (mm) moved the least that puts every touching pair one diameter apart to
-    within a nanometre (Gauss-Newton from the positions as read, a light anchor to them):
-    the vanishing gap (``GAP_MM``) that orders the impacts must not drown in what is left
-    of the touches; :func:`vision.rack_solve.touching_positions`, whose anchor pulls
-    against them, leaves each a hundredth of a mm off."""
-    from scipy.optimize import least_squares
-
-    balls = sorted({b for p in pairs for b in p})
-    if not balls:
-        return dict(pos)
-    col = {b: k for k, b in enumerate(balls)}
-    p0 = np.array([pos[b] for b in balls], float)
-    ia = np.array([col[a] for a, _ in pairs])
-    ib = np.array([col[b] for _, b in pairs])
-    w = 1e-5
-    rows = np.arange(len(pairs))
-
-    def resid(x: np.ndarray) -> np.ndarray:
-        p = x.reshape(-1, 2)
-        gap = np.linalg.norm(p[ia] - p[ib], axis=1) - 2 * R
-        return np.r_[gap, w * (x - p0.reshape(-1))]
-
-    def jac(x: np.ndarray) -> np.ndarray:
-        p = x.reshape(-1, 2)
-        d = p[ia] - p[ib]
-        n = d / np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
-        J = np.zeros((len(pairs) + x.size, x.size))
-        for ax in range(2):
-            J[rows, 2 * ia + ax] += n[:, ax]
-            J[rows, 2 * ib + ax] -= n[:, ax]
-        J[len(pairs) :] = w * np.eye(x.size)
-        return J
-
-    x = least_squares(resid, p0.reshape(-1), jac=jac, method="lm", xtol=1e-15, ftol=1e-15).x
-    out = dict(pos)
-    out.update({b: x.reshape(-1, 2)[col[b]] for b in balls})
-    return out
+    within a nanometre (:func:`vision.rack_solve.touching_positions`, exact, with a light
+    anchor to the positions as read): the vanishing gap (``GAP_MM``) that orders the
+    impacts must not drown in what is left of the touches; the rack solver's default,
+    whose anchor pulls against them, leaves each a hundredth of a mm off."""
+    return touching_positions(pos, pairs, R, anchor=1e-5, exact=True)
 
 
 def open_rack(pos: np.ndarray, pairs: list[tuple[int, int]], R: float, gap: float) -> np.ndarray:
@@ -161,15 +133,10 @@ def _striker_line(
     the hit at ``f0``: a straight fit of its three samples up to ``floor(f0)`` (those from
     ``since`` on, when it started or was last hit then); None with fewer than three."""
     k = int(np.floor(f0))
-    fr = np.arange(max(0, k - 2), k + 1)
-    if since is not None:
-        fr = fr[fr >= since]
-    fr = fr[~np.isnan(xy[fr, 0])]
+    fr = frames_before(xy, f0, since)
     if len(fr) < 3:
         return None
-    A = np.c_[np.ones(len(fr)), fr - k]
-    coef = np.linalg.lstsq(A, xy[fr], rcond=None)[0]
-    return coef[0], coef[1]
+    return line_fit((fr - k).astype(float), xy[fr])
 
 
 def collided_pairs(

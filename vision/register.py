@@ -31,7 +31,7 @@ from contract.events import Event, EventType
 from contract.tables import TableSpec
 from vision.background import median_frames
 from vision.camera_motion import AFTER_FRAMES, CameraMotion, merge_spans
-from vision.capture import Detections, Frame, VideoSource, open_capture
+from vision.capture import Detections, Frame, VideoSource
 from vision.detect import Detector
 
 RAIL_LEVEL = 30  # a rail sample changed: one colour channel moved more than this (8-bit)
@@ -39,19 +39,6 @@ RAIL_CHANGED = 3  # the rails changed since the last check: more changed samples
 UNSURE_PX = 3.0  # a registered frame whose cushion noses fall farther than this (recorded
 # px, along their normals) from where the registration puts them is unsure ...
 UNSURE_MATCHED = 0.5  # ... as is one where fewer than this share of the plate's noses match
-
-
-def first_frames(source: str | int, count: int) -> list[np.ndarray]:
-    """The first ``count`` frames of a file (for the monitor's reference plate)."""
-    cap = open_capture(str(source))
-    out: list[np.ndarray] = []
-    while len(out) < count:
-        ok, img = cap.read()
-        if not ok:
-            break
-        out.append(img)
-    cap.release()
-    return out
 
 
 def _plate(first: list[np.ndarray]) -> np.ndarray:
