@@ -190,6 +190,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
                     for o in moves
                 )
                 and self._was_still(m)
+                and not self._back_home(m)
                 and (rolled := self._seen_rolling(m)) is not None
             ):
                 fast = float(np.linalg.norm(m.v_start)) > self.settings.early_strike_mm_per_frame
@@ -250,6 +251,25 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
             return True
         drift = np.linalg.norm(np.median(xy[-3:], axis=0) - np.median(xy[:3], axis=0))
         return bool(drift < max(1.0, 4.0 * self.settings.sigma_mm))
+
+    def _back_home(self, m: Movement, look_back: int = 300, stay: int = 8) -> bool:
+        """Movement ``m`` ended where its ball stood still earlier (``stay`` samples in a
+        row within max(2 mm, 4 sigma) of ``m.stop_at``, within ``look_back`` frames
+        before it) and the ball never got a radius from there in between: the ball did
+        not move; its detections were pulled aside meanwhile (a cue or an arm over part
+        of it) and came back as the cover left (no ``ball_touched``)."""
+        xy = self.s.xy[self.s.index(m.ball), max(0, m.first - look_back) : m.first]
+        d = np.linalg.norm(xy - np.asarray(m.stop_at), axis=1)
+        seen = ~np.isnan(d)
+        tol = max(2.0, 4.0 * self.settings.sigma_mm)
+        run = 0
+        for k in range(len(d) - 1, -1, -1):  # from the latest sample back
+            if seen[k] and d[k] > self.R:
+                return False  # it was elsewhere since: a real move, or another ball
+            run = run + 1 if seen[k] and d[k] <= tol else 0
+            if run >= stay:
+                return True
+        return False
 
     def _plausible(self, m: Movement, moves: list[Movement]) -> bool:
         """A ball's movement in a shot is real when a moving ball was near enough to have

@@ -242,3 +242,26 @@ def test_a_ball_that_starts_with_nothing_near_is_touched_unless_it_never_stopped
     cut = cut_tracks(_rows({"yellow": cue, "w2": w2}), T, FPS)
     kinds = [(e.type, e.ball) for s in cut.shots for e in s.events]
     assert ((EventType.BALL_TOUCHED, "w2") in kinds) is touched
+
+
+@pytest.mark.parametrize(
+    ("back", "touched"),
+    [
+        (True, False),  # pulled 11 mm aside under a cue, back on its spot: never moved
+        (False, True),  # rolled 11 mm from its spot to a new one: touched (rule 16)
+    ],
+)
+def test_a_ball_whose_detections_come_back_to_its_spot_was_not_touched(back, touched):
+    n = 200
+    rng = np.random.default_rng(3)
+    cue = _roll((800.0, 500.0), (20.0, 0.0), 100, 20, n_end=80)
+    home = np.array([2500.0, 1400.0])
+    w2 = _still(tuple(home), n)
+    w2[40:100] += (0.0, 11.0) + rng.normal(0.0, 0.3, (60, 2))  # a cue over its edge
+    w2[100:106] = home + np.outer(np.linspace(1.0, 0.0, 6), (0.0, 11.0))  # it leaves
+    if not back:  # the same path, but it stood 11 mm aside all along: a real move
+        w2[:40] = home + (0.0, 11.0)
+    cut = cut_tracks(_rows({"yellow": cue, "w2": w2}), T, FPS)
+    kinds = [(e.type, e.ball) for s in cut.shots for e in s.events]
+    kinds += [(e.type, e.ball) for e in cut.loose_events]
+    assert ((EventType.BALL_TOUCHED, "w2") in kinds) is touched
