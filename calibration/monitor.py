@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.detect import NoTableError, _sample
 from calibration.fit import fit_plate
-from calibration.plate import _sharpness, median_plate
+from calibration.plate import batch_plate
 from calibration.register import apply_h
 from contract.calib import Calibration, CalibrationFile
 from contract.events import Event, EventType
@@ -75,10 +75,12 @@ class CalibrationMonitor:
 
     ``update(frame, index, t)`` returns a ``camera_moved`` Event (contract) once the camera
     has been seen moved for ``confirm`` consecutive checks, then collects ``collect``
-    frames and recalibrates from their median; ``calibration`` is the current one and
-    ``recalibrating`` is True in between (positions measured then belong to no
-    calibration: a consumer must not mix them into a shot). When the new view cannot be
-    read, ``last_error`` says why and it retries on the next ``collect`` frames."""
+    frames and recalibrates from their median (or, while the camera still moves, from
+    their sharpest frame: :func:`calibration.plate.batch_plate`); ``calibration`` is the
+    current one and ``recalibrating`` is True in between (positions measured then belong
+    to no calibration: a consumer must not mix them into a shot). When the new view
+    cannot be read, ``last_error`` says why and it retries on the next ``collect``
+    frames."""
 
     def __init__(
         self,
@@ -194,11 +196,7 @@ class CalibrationMonitor:
         if self._pending is not None:
             self._pending.append(frame)
             if len(self._pending) >= self.collect:
-                plate = median_plate(self._pending)
-                if _sharpness(plate) < 0.5 * float(
-                    np.median([_sharpness(f) for f in self._pending])
-                ):
-                    plate = self._pending[-1]  # still moving: the latest frame as it is
+                plate = batch_plate(self._pending)  # the median, or the sharpest frame
                 try:
                     fit = fit_plate(plate, self.table)
                 except NoTableError as e:  # the table is not readable yet: try a new batch

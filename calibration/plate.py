@@ -42,6 +42,19 @@ def median_plate(frames: list[np.ndarray]) -> np.ndarray:
     return median_images(frames, upper=True)
 
 
+def batch_plate(frames: list[np.ndarray]) -> np.ndarray:
+    """The picture to calibrate a batch of frames on (BGR uint8, recorded px): their
+    median plate (:func:`median_plate`), or, when that is blurred (its sharpness under
+    half the frames' median: the camera still moved across them), the batch's sharpest
+    frame as it is (:func:`_sharpness`; a swinging camera's frames are motion-smeared in
+    turn, and a smeared one fits cushion lines that match nothing later)."""
+    plate = median_plate(frames)
+    sharp = [_sharpness(f) for f in frames]
+    if _sharpness(plate) < 0.5 * float(np.median(sharp)):
+        return frames[int(np.argmax(sharp))]
+    return plate
+
+
 def read_frames(
     path: str | Path, count: int = 31, start: int = 0, stop: int | None = None
 ) -> tuple[list[np.ndarray], list[int], float]:
