@@ -18,8 +18,9 @@ changed are thresholded again, blobs seen before keep their split, and balls sta
 still keep their centre, measured again every few frames and averaged.
 
 The foreground, crop and change test live in :mod:`vision.detect_foreground`, the ONNX
-verification and the skittle search in :mod:`vision.detect_checks` (mixins of
-:class:`Detector`).
+verification and the skittle search in :mod:`vision.detect_checks`, the test a tracker
+asks of a ball about to be born (a fingertip's colour running on) in
+:mod:`vision.detect_reach` (mixins of :class:`Detector`).
 """
 
 from __future__ import annotations
@@ -37,10 +38,8 @@ from vision.capture import Detections, Frame
 from vision.cloth import cut_pocket_holes, empty_disks, majority
 from vision.colour import basic_colour, basic_colours, game_class, is_ball_colour, plate_distance
 from vision.detect_checks import CandidateChecks, smear_axes_mm, with_axes
-from vision.detect_foreground import (
-    TILE,
-    TileForeground,
-)
+from vision.detect_foreground import TILE, TileForeground
+from vision.detect_reach import ReachCheck
 from vision.exposure import ClothGain
 from vision.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.packed import join_crowds
@@ -104,7 +103,7 @@ def _mean_change(patch: np.ndarray, old: np.ndarray) -> float:
     return float(np.float32(float(np.add.reduce(diff, axis=None)) / diff.size))
 
 
-class Detector(TileForeground, CandidateChecks):
+class Detector(TileForeground, CandidateChecks, ReachCheck):
     """Classical detector for one calibrated table and one video size.
 
     ``size`` (w, h) video px; ``work_radius`` the ball radius in work px (sets the scale).

@@ -184,7 +184,7 @@ def make_processor(
             found = live.watch.unwarp(state["det"].detect(seen))
         else:
             found = state["det"].detect(frame)
-        rows = tracker.update(found, empty=state["det"].cloth_empty)
+        rows = tracker.update(found, None, state["det"].cloth_empty, state["det"].attached)
         if tap is not None:
             tap(rows)
         positions = {

@@ -182,7 +182,7 @@ class Replayer:
             else:
                 found = self.det.detect(frame)
             image = frame.image if self.read_numbers else None
-            rows = tracker.update(found, image, empty=self.det.cloth_empty)
+            rows = tracker.update(found, image, self.det.cloth_empty, self.det.attached)
             if ann is not None:
                 ann.draw(frame.image, rows)
             self.frames += 1

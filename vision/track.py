@@ -36,7 +36,7 @@ from vision.camera_motion import lose_unseen
 from vision.detect import Detections
 from vision.geometry import mouth_lines as _mouth_lines
 from vision.geometry import pocket_shelf_mm
-from vision.streak import SCORE as STREAK_SCORE
+from vision.track_birth import Attached, births
 from vision.track_depart import end_holds, judge_holds, start_holds
 from vision.track_numbers import NumberReading
 from vision.track_reach import leaving_home
@@ -241,6 +241,7 @@ class Tracker(NumberReading):
         det: Detections,
         image: np.ndarray | None = None,
         empty: Callable[[np.ndarray], np.ndarray] | None = None,
+        attached: Attached | None = None,
     ) -> Tracks:
         """Advance one frame with this frame's detections; return the rows it produced.
         ``image`` (the frame, BGR uint8, video px) lets the tracker read ball numbers.
@@ -249,7 +250,8 @@ class Tracker(NumberReading):
         ``empty_frames`` frames is not hidden but gone (lost). On a frame whose
         detections are ``unsure`` (a camera not placed well, :mod:`vision.register`) the
         balls are followed but none is pocketed or lost, and none is born once a ball was
-        confirmed (a misplaced picture's phantoms would never be lost)."""
+        confirmed (a misplaced picture's phantoms would never be lost). ``attached`` (e.g.
+        :meth:`Detector.attached`): births refused to fingertips (``vision.track_birth``)."""
         self._frame = det.frame
         self._frames_seen += 1
         if self._start is None:
@@ -334,14 +336,10 @@ class Tracker(NumberReading):
                 tr.state = "pocketed" if tr.state == "active" else "dropped"
         rows += judge_holds(live, det, matched, cfg, ball_r, None if det.unsure else empty)
         new: list[_Track] = []
-        # on an unsure frame balls are born only while none is confirmed (a video's opening)
         opening = not any(t.state in ("active", "lost", "pocketed") for t in self.tracks)
-        for j in np.nonzero(~self._in_pockets(det.xy))[0].tolist():
-            beyond = not self.table.on_surface(*det.xy[j])  # no ball's centre is past a nose
-            faint = det.score[j] <= STREAK_SCORE  # a streak (vision.streak) only extends a track
-            if j not in used_d and not beyond and not faint and (not det.unsure or opening):
-                new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
-                matched[id(new[-1])] = j
+        for j in births(det, used_d, self._in_pockets(det.xy), self.table, opening, attached):
+            new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
+            matched[id(new[-1])] = j
         self.tracks += new
         if image is not None and self.table.kind == "pyramid":
             self._read_numbers(image, det, matched)

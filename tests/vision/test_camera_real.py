@@ -1,7 +1,8 @@
 """The hand-held uk8ball break (skips without ../shared/footage): while the camera
 reframes (40-62) and swings and zooms (305 to the end) tablemon strikes nothing and
 invents no ball; it says the camera moved there, and finds the one strike a person sees
-(the break at 179) and the 16 balls at every labelled rest state."""
+(the break at 179) and the 16 balls at every labelled rest state and just before the
+break."""
 
 from __future__ import annotations
 
@@ -36,5 +37,11 @@ def test_moving_camera_makes_no_strike_and_no_ball():
             e.type == EventType.CAMERA_MOVED and e.frame <= first and e.until >= last
             for e in res.events
         ), res.events
+    # the break is no move: the recalibration after the reframe fits its batch's sharpest
+    # frame, not the latest, smeared one (whose cushions matched nothing later)
+    assert not any(a <= 190 <= b for a, b in res.moved), res.moved
     for state in label["rest_counts"]:
         assert on_table(res.tracks, state["frame"], table) == state["balls"], state["frame"]
+    # the last frame before the break: the player's fingertip on the front cushion (from
+    # 140) was not born as a ball
+    assert on_table(res.tracks, truth[0] - 1, table) == 16

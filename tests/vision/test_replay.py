@@ -148,9 +148,9 @@ def test_replay_read_numbers_hands_frames_to_the_reader_and_renames(
     seen: list[bool] = []
     update = Tracker.update
 
-    def spy(self, det, image=None, empty=None):
+    def spy(self, det, image=None, empty=None, attached=None):
         seen.append(image is not None)
-        return update(self, det, image, empty=empty)
+        return update(self, det, image, empty, attached)
 
     monkeypatch.setattr(Tracker, "update", spy)
     monkeypatch.setattr(Tracker, "renames", lambda self: {"w1": "7"})
