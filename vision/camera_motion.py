@@ -128,21 +128,29 @@ class CameraMotion:
 
 
 def lose_unseen(
-    moved: list[int] | None, live: list, frame: int, unsure: bool, reseen: int
+    moved: list[int] | None,
+    live: list,
+    frame: int,
+    unsure: bool,
+    reseen: int,
+    settle: int = AFTER_FRAMES,
 ) -> list[int] | None:
     """The tracker's rule after a camera move (``vision.track``): a ball held through
     unsure frames and not seen from the move's first frame to ``reseen`` settled frames
     after it is lost (a phantom of the old view, or a ball the new view shows elsewhere:
     a newcomer of its colour takes its name when confirmed). ``moved``: [first unsure
     frame of the move, settled frames since] or ``None``; ``live``: the tracker's live
-    tracks (``state``, ``last_seen``). Returns the new ``moved``."""
+    tracks (``state``, ``last_seen``). Returns the new ``moved``: ``None`` once more than
+    ``settle`` settled frames followed the move (the tracker gives no birth before: a
+    camera that paused for a few frames in a swing still moves, and the registration
+    lags its motion by up to :data:`MOVE_WINDOW` frames)."""
     if unsure:
         return [frame, 0] if moved is None or moved[1] else moved
     if moved is None:
         return None
-    if moved[1] + 1 < reseen:
-        return [moved[0], moved[1] + 1]
-    for tr in live:
-        if tr.state == "active" and tr.last_seen < moved[0]:
-            tr.state = "lost"
-    return None
+    settled = moved[1] + 1
+    if settled == reseen:
+        for tr in live:
+            if tr.state == "active" and tr.last_seen < moved[0]:
+                tr.state = "lost"
+    return [moved[0], settled] if settled <= max(reseen, settle) else None

@@ -337,7 +337,8 @@ class Tracker(NumberReading):
         rows += judge_holds(live, det, matched, cfg, ball_r, None if det.unsure else empty)
         new: list[_Track] = []
         opening = not any(t.state in ("active", "lost", "pocketed") for t in self.tracks)
-        for j in births(det, used_d, self._in_pockets(det.xy), self.table, opening, attached):
+        free = opening or self._moved is None  # no birth in a camera move or just after it
+        for j in births(det, used_d, self._in_pockets(det.xy), self.table, free, attached):
             new.append(self._new_track(det.xy[j], det.cls[j], det.frame, det.t))
             matched[id(new[-1])] = j
         self.tracks += new

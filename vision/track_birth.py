@@ -2,9 +2,10 @@
 :class:`vision.track.Tracker`.
 
 A detection no track claimed is born unless its centre lies in a pocket's drop circle or
-past a cushion nose, it is a faint streak (``vision.streak``: a streak only extends a
-track), or the frame is unsure (``vision.register``: a camera not placed well) once a
-ball was confirmed. The few that pass are then asked of ``attached`` (table mm (N,2) ->
+past a cushion nose, or it is a faint streak (``vision.streak``: a streak only extends a
+track); none is born on a frame that is not ``free`` (the tracker's word: a frame
+of a camera move or just after it, ``vision.camera_motion.lose_unseen``, once a ball was
+confirmed). The few that pass are then asked of ``attached`` (table mm (N,2) ->
 (N,) bool, e.g. :meth:`vision.detect.Detector.attached`): a blob whose thresholded
 colour runs on over the cloth (a fingertip, a cue) is not born. That test is made only
 here, for the detections about to be born, never for every detection of a frame.
@@ -28,14 +29,13 @@ def births(
     claimed: set[int],
     in_pocket: np.ndarray,
     table: TableSpec,
-    opening: bool,
+    free: bool = True,
     attached: Attached | None = None,
 ) -> list[int]:
     """Indices into ``det`` of the detections to give birth to, in order. ``claimed``:
     the detections tracks took; ``in_pocket`` (N,) bool: centres in a pocket's drop
-    circle; ``opening``: no ball confirmed yet (an unsure frame may then give births:
-    a video's first frames)."""
-    if det.unsure and not opening:
+    circle; ``free``: births may come from this frame (none when False)."""
+    if not free:
         return []
     out = [
         j

@@ -89,6 +89,7 @@ def test_run_on_is_measured_beyond_the_ball_and_the_other_balls_cores():
 
 
 def _det(xy, cls, frame: int = 0, unsure: bool = False, score=None) -> Detections:
+    """Detections at ``xy`` (table mm) of classes ``cls``, ``unsure`` as given."""
     d = Detections.from_xy(frame, frame / 30, np.asarray(xy, float).reshape(-1, 2), cls)
     return replace(d, unsure=unsure, score=d.score if score is None else np.asarray(score, float))
 
@@ -98,40 +99,38 @@ XY = [(500.0, 500.0), (900.0, 600.0), (-40.0, 600.0), (1200.0, 700.0)]
 
 
 @pytest.mark.parametrize(
-    "claimed, in_pocket, unsure, opening, score, born, asked",
+    "claimed, in_pocket, free, score, born, asked",
     [
         # every unclaimed detection on the surface, none in a pocket: all asked, all born
-        (set(), [0, 0, 0, 0], False, False, [1, 1, 1, 1], [0, 1, 3], [0, 1, 3]),
+        (set(), [0, 0, 0, 0], True, [1, 1, 1, 1], [0, 1, 3], [0, 1, 3]),
         # claimed by tracks, or in a pocket's drop circle: neither asked nor born
-        ({0}, [0, 1, 0, 0], False, False, [1, 1, 1, 1], [3], [3]),
+        ({0}, [0, 1, 0, 0], True, [1, 1, 1, 1], [3], [3]),
         # a faint streak only extends a track
-        (set(), [0, 0, 0, 0], False, False, [1, 0.0, 1, 1], [0, 3], [0, 3]),
-        # an unsure frame gives no birth once a ball was confirmed, and asks nothing
-        (set(), [0, 0, 0, 0], True, False, [1, 1, 1, 1], [], []),
-        # ... but does in a video's opening
-        (set(), [0, 0, 0, 0], True, True, [1, 1, 1, 1], [0, 1, 3], [0, 1, 3]),
+        (set(), [0, 0, 0, 0], True, [1, 0.0, 1, 1], [0, 3], [0, 3]),
+        # a frame that gives no birth (a camera move) asks nothing
+        (set(), [0, 0, 0, 0], False, [1, 1, 1, 1], [], []),
         # nothing to be born: nothing asked
-        ({0, 1, 3}, [0, 0, 0, 0], False, False, [1, 1, 1, 1], [], []),
+        ({0, 1, 3}, [0, 0, 0, 0], True, [1, 1, 1, 1], [], []),
     ],
 )
 def test_births_ask_only_the_detections_about_to_be_born(
-    claimed, in_pocket, unsure, opening, score, born, asked
+    claimed, in_pocket, free, score, born, asked
 ):
-    det = _det(XY, ["red"] * 4, unsure=unsure, score=score)
+    det = _det(XY, ["red"] * 4, score=score)
     seen: list = []
 
     def hand(xy):
         seen.extend(map(tuple, xy))
         return np.zeros(len(xy), bool)
 
-    got = births(det, claimed, np.array(in_pocket, bool), TABLE, opening, hand)
+    got = births(det, claimed, np.array(in_pocket, bool), TABLE, free, hand)
     assert got == born
     assert seen == [XY[j] for j in asked]
 
 
 def test_births_refused_where_attached():
     det = _det(XY, ["red"] * 4)
-    got = births(det, set(), np.zeros(4, bool), TABLE, False, lambda xy: xy[:, 0] > 800)
+    got = births(det, set(), np.zeros(4, bool), TABLE, True, lambda xy: xy[:, 0] > 800)
     assert got == [0]
 
 

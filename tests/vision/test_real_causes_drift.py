@@ -28,6 +28,7 @@ from vision_scene import COLOURS, draw_scene, topdown_calib
 import vision.streak as streak
 from calibration.monitor import Check
 from contract.tables import load_table
+from vision.camera_motion import AFTER_FRAMES
 from vision.capture import Frame
 from vision.detect import Detections, Detector
 from vision.register import UNSURE_PX, DriftWatch
@@ -86,6 +87,30 @@ def test_no_ball_is_born_on_unsure_frames_later():
         det = Detections.from_xy(k, k / 30, xy, ["red"] * len(xy))
         tr.update(replace(det, unsure=k >= 5))
     assert list(tr.names()) == ["red1"] and len(tr.tracks) == 1
+
+
+@pytest.mark.parametrize(
+    "seen, first_row",
+    [
+        (range(8, 20), 7 + AFTER_FRAMES + 1),  # a newcomer after a move: born once still
+        (range(8, 12), None),  # a lagging registration's phantom, gone again: never born
+        (range(16, 20), 16),  # one seen well after the move: born at once
+    ],
+)
+def test_no_ball_is_born_just_after_a_camera_move(seen, first_row):
+    """uk8ball's swing pauses for two frames (314-315) that the registration judged
+    steady: the balls born there were held as doubles to the end (19 against 16). The
+    frames within AFTER_FRAMES after an unsure one give no birth (the shots stage takes no
+    strike from them either)."""
+    tr = Tracker(POOL)
+    rows = []
+    for k in range(20):
+        xy = [[800.0, 600.0]] + ([[300.0, 200.0]] if k in seen else [])
+        det = Detections.from_xy(k, k / 30, xy, ["red", "yellow"][: len(xy)])
+        rows.append(tr.update(replace(det, unsure=5 <= k <= 7)))
+    frames = [int(f) for r in rows for f, i in zip(r.frame, r.id, strict=True) if i == "yellow1"]
+    assert (min(frames) if frames else None) == first_row
+    assert "red1" in tr.names()
 
 
 def test_a_streak_extends_a_track_and_starts_none():
