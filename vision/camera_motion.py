@@ -32,7 +32,8 @@ MOVE_FRAC = 0.015  # ... and the displacement (share of the frame's width) that 
 # 17-100 px; 19 px here; measured on the table points in view: the nose-refined
 # registration's jitter while nearly steady, 150-305, is 1-9 px)
 AFTER_FRAMES = 5  # frames after a move in which the tracker re-associates its balls:
-# a ball seen moving then is not struck (its positions changed with the registration)
+# a ball seen moving then is not struck (its positions changed with the registration),
+# and none is born (a swing's pause the registration judged steady, uk8ball 314-315)
 
 Span = tuple[int, int]
 

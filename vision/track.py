@@ -249,9 +249,9 @@ class Tracker(NumberReading):
         where this frame shows empty cloth: a ball predicted there for
         ``empty_frames`` frames is not hidden but gone (lost). On a frame whose
         detections are ``unsure`` (a camera not placed well, :mod:`vision.register`) the
-        balls are followed but none is pocketed or lost, and none is born once a ball was
-        confirmed (a misplaced picture's phantoms would never be lost). ``attached`` (e.g.
-        :meth:`Detector.attached`): births refused to fingertips (``vision.track_birth``)."""
+        balls are followed but none is pocketed or lost, and none is born there or in the
+        few frames after once a ball was confirmed (phantoms: ``camera_motion.lose_unseen``).
+        ``attached`` (:meth:`Detector.attached`): no birth to fingertips (``track_birth``)."""
         self._frame = det.frame
         self._frames_seen += 1
         if self._start is None:
