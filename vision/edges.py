@@ -34,6 +34,20 @@ JAW_OVERLAP_R = 0.2
 JAW_PAST_R = 0.1
 
 
+def _comes_on(g: np.ndarray, k: int, floor: float) -> bool:
+    """After the V at sample ``k`` of gaps ``g`` (mm to a cushion line) the ball comes on
+    towards the cushion again: the two samples after ``k + 1`` (or the one there is) lie
+    more than ``floor`` (mm, the noise) nearer the line than sample ``k + 1``, short of
+    it. A bounced ball goes on away from the cushion (or past the line, falling into a
+    pocket by the jaw it touched); this V was one sample pulled aside (a blob merged with
+    a ball it struck), the ball still on its way to the cushion."""
+    after = g[k + 2 : k + 4]
+    after = after[~np.isnan(after)]
+    if k + 1 >= len(g) or np.isnan(g[k + 1]) or len(after) == 0:
+        return False
+    return bool(((after < g[k + 1] - floor) & (after >= 0.0)).all())
+
+
 class EdgeEvents:
     """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings`` and ``_ev``."""
 
@@ -83,7 +97,7 @@ class EdgeEvents:
                 app, rec = max(app, floor), max(rec, floor)
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
                     continue
-                if self._left_rest(m, xy, k, name, floor):
+                if self._left_rest(m, xy, k, name, floor) or _comes_on(g, k, floor):
                     continue
                 # the straight approach and retreat lines meet at the bounce
                 pre = g[max(0, k - 2) : k]

@@ -105,3 +105,23 @@ def test_a_track_jumping_onto_a_ball_by_the_cushion_is_no_cushion(bridged):
     w1[list(bridged)] = np.nan
     paths = {"w1": w1, "w2": np.tile((600.0, 300.0), (n, 1))}
     assert [c for c in _cut(PYR, paths, 0.5, 4) if c[1].startswith("right")] == []
+
+
+@pytest.mark.parametrize("pulled", [True, False])
+def test_one_sample_pulled_towards_the_cushion_is_no_bounce(pulled):
+    """A ball rolling at 100 mm/frame toward the left cushion is slowed to 5 mm/frame at
+    frame 31 (a ball it struck flew off) and bounces off the cushion at frame 40; at
+    the hit its blob merged with the struck ball's and its centre was pulled 35 mm nearer
+    the cushion, then the samples come on toward the cushion (pyramid respot seed 1 at
+    720p, yellow at 213). Only the bounce at 40 is a cushion."""
+    R = PYR.ball_radius
+    n = 90
+    y_hit = R + 9 * 5.0  # the cushion line is reached 9 frames after the hit
+    legs = [((0.0, -100.0), 12), ((0.0, -5.0), 9), ((0.0, 2.0), 20)]
+    w1 = _path((2000.0, y_hit + 12 * 100.0), 19, legs, n)
+    if pulled:
+        w1[31, 1] -= 35.0
+    paths = {"w1": w1, "w2": np.tile((600.0, 900.0), (n, 1))}
+    found = _cut(PYR, paths, 0.3, 5)
+    assert [(b, c) for b, c, _ in found] == [("w1", "left")]
+    assert abs(found[0][2] - 40) <= 1
