@@ -7,6 +7,7 @@ table mm, times fractional frames relative to the series' first frame.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -61,7 +62,8 @@ SCAN_HOP_SIGMAS = 6.0
 
 class ContactFinders:
     """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles``,
-    ``sigma_move`` and the helpers ``partner``, ``speed_before``, ``pos_interp`` of the
+    ``sigma_move`` and the helpers ``partner``, ``speed_before``, ``pos_interp``,
+    ``pos_before`` of the
     event finder."""
 
     s: Series
@@ -106,7 +108,8 @@ class ContactFinders:
             args = (starts[c], members, rest, self.R, tol, thr, starts.get(striker))
             floor = RACK_NOISE_SIGMAS * self.sigma_move
             found = rack_contacts(self.s, striker, c, *args, self._motion(), floor)
-            return found + self._rack_model(striker, comp, rest, found, tol, args[-1])
+            found += self._rack_model(striker, comp, rest, found, tol, args[-1])
+            return [self._reached(k, rest, tol) for k in found]
 
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
@@ -133,6 +136,23 @@ class ContactFinders:
             return None
         _, striker, c = best
         return set(comp), solve(striker, c)
+
+    def _reached(self, c: RackContact, rest: dict[str, np.ndarray], tol: float) -> RackContact:
+        """Contact ``c`` of a frozen cluster, dated when its striking ball's centre (its
+        straight motion before, :meth:`pos_before`, not bent by the touch) first comes
+        within one diameter and ``tol`` mm of the struck ball's rest position (table mm),
+        from the cluster's start ``c.f`` up to ``RACK_SETOFF_FRAMES`` later (fractional
+        frames). A slow ball meets the members of a loose cluster one after another, and
+        a member that drifted or jittered is read starting before anything reached it;
+        a touching pair, or one that never comes that near, keeps ``c.f``."""
+        if c.struck not in rest:
+            return c
+        b = self.s.index(c.striker)
+        for g in np.arange(c.f, c.f + RACK_SETOFF_FRAMES + 1e-9, 0.1):
+            p = self.pos_before(b, float(g))
+            if p is not None and np.linalg.norm(p - rest[c.struck]) < 2 * self.R + tol:
+                return replace(c, f=float(g))
+        return c
 
     def _rack_model(
         self,
