@@ -278,14 +278,19 @@ class ContactFinders:
             frozenset([moves[0].ball]),  # the cue ball: its spin unknown
             max(SCAN_HOP_MM, SCAN_HOP_SIGMAS * self.sigma_move),
         )
-        named = list(contacts)  # by the other finders
-        for c in found:
+        copies = _copies(found, contacts)  # the scan's readings of the others' contacts
+        named = len(contacts)
+        for n, c in enumerate(found):
             key = frozenset((c.a, c.b))
             # a repeat the scan split off a run is its own evidence (read clear of the
-            # touch before it, against a raised threshold): only other finders' contacts
-            # of the pair hide it (two balls pushed along together, a spinning cue ball
-            # knocking the ball ahead again 2-3 frames on)
-            if any(k == key and abs(c.f - g) < 3.0 for g, k in (named if c.repeat else contacts)):
+            # touch before it, against a raised threshold), as is a touch of a pair 2-3
+            # frames from another finder's whose own reading the scan found as well (two
+            # balls pushed along together, a spinning cue ball knocking the ball ahead
+            # again); a run of its own near a touch the scan kept is that touch
+            mine = contacts[named:]
+            if n in copies or (
+                not c.repeat and any(k == key and abs(c.f - g) < 3.0 for g, k in mine)
+            ):
                 continue
             ia, ib = self.s.index(c.a), self.s.index(c.b)
             if untouched(self.s, ia, ib, c.f, self.R, sig) or untouched(
@@ -391,3 +396,20 @@ class ContactFinders:
             if hit is not None and np.linalg.norm(b - hit) < np.linalg.norm(a - hit):
                 o, m, a, b = m, o, b, a
             add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
+
+
+def _copies(found: list, named: list[tuple[float, frozenset]]) -> set[int]:
+    """Indices into ``found`` (scan contacts, fractional frames) of the scan's own
+    readings of the contacts ``named`` by the other finders (frame, pair): for each, the
+    scan contact of the pair nearest it within three frames. A named touch explains one
+    reading; another of the pair beside it is a touch of its own."""
+    out: set[int] = set()
+    for g, key in named:
+        near = [
+            (abs(c.f - g), n)
+            for n, c in enumerate(found)
+            if frozenset((c.a, c.b)) == key and abs(c.f - g) < 3.0 and n not in out
+        ]
+        if near:
+            out.add(min(near)[1])
+    return out

@@ -1,8 +1,8 @@
 """Repeated touches of one pair (a spinning cue ball knocking the ball ahead again and
 again): the impulse scan marks the touches it split off a run around its peak
-(vision.impulse_scan), and the event finder keeps them even a couple of frames apart,
-while a contact the scan read on its own still gives way to one named within three
-frames (vision.contact_finders). Table mm, frames at 30 fps."""
+(vision.impulse_scan), and the event finder keeps them even a couple of frames apart;
+a contact another finder named hides the scan's one reading of it (the pair's nearest
+within three frames), not the touches beside it (vision.contact_finders). Table mm, frames at 30 fps."""
 
 from __future__ import annotations
 
@@ -66,9 +66,16 @@ def _scan_of(found: list[tuple[float, bool]]) -> list[ScanContact]:
     [
         # a spinning cue ball's push: the peak and two touches split off it, 2 frames apart
         ([], [(30.0, False), (32.0, True), (34.5, True)], [30.0, 32.0, 34.5]),
-        # the peak named by another finder: the scan's copy and a repeat within 3 frames
-        # of it give way, a later repeat stays
-        ([29.8], [(30.2, False), (32.1, True), (34.5, True)], [34.5]),
+        # the peak named by another finder: the scan's own reading of it (the nearest
+        # within 3 frames) gives way, the touches beside it stay
+        ([29.8], [(30.2, False), (32.1, True), (34.5, True)], [32.1, 34.5]),
+        # a named touch with no reading of its own: the scan's nearest is its reading
+        ([29.8], [(32.1, True), (34.5, True)], [34.5]),
+        ([29.8], [(32.1, False)], []),
+        # a second touch 2.6 frames after a named one the scan read too (a slow ball
+        # knocking one at rest twice): kept; its run's own reading 2 frames on is not
+        ([30.6], [(30.0, True), (32.6, False)], [32.6]),
+        ([30.6], [(30.0, True), (32.6, False), (34.6, False)], [32.6]),
         # a run of its own (not split off) 2 frames after a kept contact gives way
         ([], [(30.0, False), (32.0, False)], [30.0]),
         ([], [(30.0, False), (32.0, True), (34.0, False)], [30.0, 32.0]),
