@@ -15,7 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
-from vision.contact_checks import motion_noise_mm
+from vision.contact_checks import met_again, motion_noise_mm
 from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     RACK_GAP_R,
     RACK_MIN_IMPULSE,
@@ -136,7 +136,11 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
 
         def add_contact(f: float, striker: str, struck: str, at: np.ndarray) -> None:
             key = frozenset((striker, struck))
-            if any(k == key and abs(f - g) < 2.0 for g, k in contacts):
+            ia, ib = self.s.index(striker), self.s.index(struck)
+            if any(
+                k == key and abs(f - g) < 2.0 and not met_again(self.s, ia, ib, g, f, self.R)
+                for g, k in contacts
+            ):
                 return
             contacts.append((f, key))
             events.append(

@@ -1,0 +1,47 @@
+"""Two contacts of one pair less than two frames apart: one touch read twice, unless the
+pair closed in on each other again in between (vision.contact_checks.met_again), as a
+ball coming back off a cushion into the one it has just left does. Table mm, frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.contact_checks import met_again
+from vision.series import Series
+
+R = 30.75  # a carom ball
+
+
+def _pair(gaps: dict[int, float], n: int = 20) -> Series:
+    """Ball ``a`` still at x = 1000 mm; ball ``b`` on the same line, its gap to ``a``
+    (mm, surfaces) ``gaps[k]`` at frame ``k`` and 0 elsewhere."""
+    g = np.array([gaps.get(k, 0.0) for k in range(n)])
+    a = np.tile([1000.0, 500.0], (n, 1))
+    b = np.c_[1000.0 + 2 * R + g, np.full(n, 500.0)]
+    xy = np.stack([a, b])
+    return Series(("a", "b"), 0, np.arange(n) / 30.0, xy, np.ones((2, n), bool), 30.0)
+
+
+@pytest.mark.parametrize(
+    ("gaps", "f0", "f1", "again"),
+    [
+        # off the cushion and back: 30 mm apart at 11, 13 mm at 12 (carom-play-3-1080)
+        ({10: 27.0, 11: 30.0, 12: 13.2, 13: 12.1}, 11.0, 12.0, True),
+        ({10: 27.0, 11: 30.0, 12: 13.2}, 12.0, 11.0, True),  # either order
+        # flying apart after one touch, read at 10.4 and again at 11.9: one touch
+        ({11: 20.0, 12: 40.0, 13: 60.0}, 10.4, 11.9, False),
+        # the gap wobbling by less than half a radius: the same touch
+        ({11: 6.0, 12: 2.0}, 10.5, 12.0, False),
+        # one sample between the two readings: nothing to read a second approach from
+        ({11: 30.0}, 10.6, 11.2, False),
+    ],
+)
+def test_a_second_touch_needs_the_pair_to_close_in_again(gaps, f0, f1, again):
+    assert met_again(_pair(gaps), 0, 1, f0, f1, R) is again
+
+
+def test_a_missing_sample_reads_no_second_approach():
+    s = _pair({10: 27.0, 11: 30.0, 12: 13.2})
+    s.xy[1, 12] = np.nan
+    assert met_again(s, 0, 1, 11.0, 12.0, R) is False
