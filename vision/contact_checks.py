@@ -159,19 +159,27 @@ def approach_speed(series: Series, a: int, b: int, f: float, n: int = 3) -> floa
     return float((va - vb) @ d)
 
 
-def met_again(series: Series, a: int, b: int, f0: float, f1: float, R: float) -> bool:
+# a pair read touching twice met again when its gap at the later touch is this much
+# below its largest since the earlier one: mm (a detector places touching balls a mm or
+# two apart), and motion-noise sigmas (three of a difference of two gaps, each read from
+# two centres: 2 sigma)
+AGAIN_MM = 2.0
+AGAIN_SIGMAS = 6.0
+
+
+def met_again(series: Series, a: int, b: int, f0: float, f1: float, margin: float) -> bool:
     """Balls ``a`` and ``b``, read touching at fractional frames ``f0`` and ``f1``, closed
-    in on each other again in between: their gap (centre distance less one diameter, mm)
-    at the sample nearest the later time is more than half a radius below its largest
-    at a sample from the earlier time on (a ball that came back off a cushion into the
-    one it had just left). Two contacts of one pair closer than two frames are one touch
-    read twice unless they met again: a pair flying apart after one touch only widens
-    its gap. False with fewer than two samples there or one missing."""
+    in on each other again in between: their centre distance (mm) at the sample nearest
+    the later time is more than ``margin`` mm below its largest at a sample from the
+    earlier time on (a ball that came back off a cushion into the one it had just
+    left). Two contacts of one pair that close are one touch read twice unless they
+    met again: a pair flying apart after one touch only widens its gap. False with
+    fewer than two samples there or one missing."""
     lo, hi = sorted((f0, f1))
     ks = np.arange(int(np.ceil(lo)), int(round(hi)) + 1)
     ks = ks[(ks >= 0) & (ks < series.n_frames)]
     if len(ks) < 2:
         return False
-    gap = np.linalg.norm(series.xy[a, ks] - series.xy[b, ks], axis=1) - 2 * R
+    gap = np.linalg.norm(series.xy[a, ks] - series.xy[b, ks], axis=1)
     with np.errstate(invalid="ignore"):
-        return bool(np.max(gap[:-1]) - gap[-1] > 0.5 * R)
+        return bool(np.max(gap[:-1]) - gap[-1] > margin)

@@ -15,7 +15,7 @@ import numpy as np
 
 from contract.events import Event, EventType
 from contract.tables import TableSpec
-from vision.contact_checks import met_again, motion_noise_mm
+from vision.contact_checks import AGAIN_MM, AGAIN_SIGMAS, met_again, motion_noise_mm
 from vision.contact_finders import (  # noqa: F401 (settings re-exported)
     RACK_GAP_R,
     RACK_MIN_IMPULSE,
@@ -49,6 +49,8 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         self.R = table.ball_radius
         self.speed_tol = 0.3  # share of a frame's travel allowed as timing error
         self.sigma_move = max(motion_noise_mm(series), settings.sigma_mm)
+        # a pair closer by this (mm) at a touch than since the one before met again
+        self.again_mm = max(AGAIN_MM, AGAIN_SIGMAS * self.sigma_move)
         names = set(table.skittle_spots) if table.kind == "carom" else set()
         self.skittles = tuple(i for i in series.ids if i in names)
         # samples of moving balls that hop off their path and back (no change of motion)
@@ -138,7 +140,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
             key = frozenset((striker, struck))
             ia, ib = self.s.index(striker), self.s.index(struck)
             if any(
-                k == key and abs(f - g) < 2.0 and not met_again(self.s, ia, ib, g, f, self.R)
+                k == key and abs(f - g) < 2.0 and not met_again(self.s, ia, ib, g, f, self.again_mm)
                 for g, k in contacts
             ):
                 return
