@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
-from vision.contact_checks import APPROACH_SIGMAS, approach_speed, bent, stayed_short, untouched
+from vision.contact_checks import (
+    APPROACH_SIGMAS,
+    approach_speed,
+    bent,
+    met_again,
+    stayed_short,
+    untouched,
+)
 from vision.impulse import (
     NEAR,
     RackContact,
@@ -54,6 +61,9 @@ RACK_NOISE_SIGMAS = 3.0
 SCAN_MIN_IMPULSE = 0.4
 SCAN_SIGMAS = 6.0
 SCAN_GAP_MM = 4.0  # a detector places balls that touch a mm or two apart
+# frames the scan's velocity fits span (three each side of an interval): one touch bends
+# the fits of every interval within them, and may be read in two runs that far apart
+SCAN_SPAN_FRAMES = 6.0
 # a moving ball's detection off its path and back for a frame or two by more than this
 # (mm, and motion-noise sigmas; as series.despike for balls at rest) is read nowhere
 SCAN_HOP_MM = 3.0
@@ -62,7 +72,7 @@ SCAN_HOP_SIGMAS = 6.0
 
 class ContactFinders:
     """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles``,
-    ``sigma_move`` and the helpers ``partner``, ``speed_before``, ``pos_interp``,
+    ``sigma_move``, ``again_mm`` and the helpers ``partner``, ``speed_before``, ``pos_interp``,
     ``pos_before`` of the
     event finder."""
 
@@ -72,6 +82,7 @@ class ContactFinders:
     settings: ShotSettings
     skittles: tuple[str, ...]
     sigma_move: float  # mm, one axis: the motion noise (or the rest noise, if larger)
+    again_mm: float  # mm a pair closes in by between two touches (contact_checks.met_again)
 
     def _rack(
         self, m: Movement, starts: dict[str, float], cue: str
@@ -286,13 +297,12 @@ class ContactFinders:
             # touch before it, against a raised threshold), as is a touch of a pair 2-3
             # frames from another finder's whose own reading the scan found as well (two
             # balls pushed along together, a spinning cue ball knocking the ball ahead
-            # again); a run of its own near a touch the scan kept is that touch
+            # again); a run of its own near a touch the scan kept is that touch, unless
+            # the pair closed in again between them
             mine = contacts[named:]
-            if n in copies or (
-                not c.repeat and any(k == key and abs(c.f - g) < 3.0 for g, k in mine)
-            ):
-                continue
             ia, ib = self.s.index(c.a), self.s.index(c.b)
+            if n in copies or (not c.repeat and self._read_again(ia, ib, c.f, key, mine)):
+                continue
             if untouched(self.s, ia, ib, c.f, self.R, sig) or untouched(
                 self.s, ib, ia, c.f, self.R, sig
             ):
@@ -300,6 +310,19 @@ class ContactFinders:
             if stayed_short(self.s, ib, ia, c.f, self.R, sig, self._travel(thr, c.f)):
                 continue  # the struck ball at rest never went where the least impulse sends it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
+
+    def _read_again(self, ia: int, ib: int, f: float, key: frozenset, kept) -> bool:
+        """A scan contact of balls ``ia``, ``ib`` at fractional frame ``f`` is the touch of
+        the pair it already kept (``kept``: (frame, pair)) within ``SCAN_SPAN_FRAMES``,
+        the span of the velocity fits that read an impulse (a touch bends the fits of
+        every interval within it), read again: unless the pair closed in on each other
+        again in between (:func:`vision.contact_checks.met_again`)."""
+        return any(
+            k == key
+            and abs(f - g) < SCAN_SPAN_FRAMES
+            and not met_again(self.s, ia, ib, g, f, self.again_mm)
+            for g, k in kept
+        )
 
     def closing(self, ia: int, ib: int, f: float) -> bool:
         """Balls ``ia`` and ``ib`` closed in on each other before ``f`` faster than the

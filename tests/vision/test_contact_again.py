@@ -49,3 +49,41 @@ def test_a_missing_sample_reads_no_second_approach():
     s = _pair({10: 27.0, 11: 30.0, 12: 13.2})
     s.xy[1, 12] = np.nan
     assert met_again(s, 0, 1, 11.0, 12.0, MARGIN) is False
+
+
+def test_the_scan_keeps_a_second_run_of_a_pair_that_met_again(monkeypatch):
+    """``2`` touches ``1`` (at rest) at frame 30, backs off 20 mm and touches it again
+    at 34: the scan's two runs of the pair 4 frames apart are two touches; the same two
+    runs over ``2`` pressed against ``1`` throughout are one (vision.contact_finders)."""
+    from types import SimpleNamespace
+
+    import vision.contact_finders as cf
+    from contract.tables import load_table
+    from tests.vision.vision_scene import path_tracks
+    from vision.events import EventFinder
+    from vision.impulse_scan import ScanContact
+    from vision.series import noise_mm, series_from_tracks
+    from vision.shots import ShotSettings, adapt
+
+    table = load_table("pyramid-12ft")
+    r, n = table.ball_radius, 60
+    back = {31: 10.0, 32: 20.0, 33: 10.0}
+    kept = {}
+    for name, gaps in (("again", back), ("pressed", {})):
+        one = np.tile([1500.0, 700.0], (n, 1))
+        two = np.c_[[1500.0 - 2 * r - gaps.get(k, 0.0) for k in range(n)], np.full(n, 700.0)]
+        s = series_from_tracks(path_tracks({"1": one, "2": two}), 30.0)
+        fd = EventFinder(s, table, adapt(ShotSettings(), noise_mm(s)))
+        scan = [ScanContact(f, "2", "1", (1500.0, 700.0), 2.0) for f in (30.0, 34.0)]
+        monkeypatch.setattr(cf, "impulse_scan", lambda *a, scan=scan, **k: scan)
+        monkeypatch.setattr(cf, "untouched", lambda *a, **k: False)
+        monkeypatch.setattr(cf, "stayed_short", lambda *a, **k: False)
+        contacts: list[tuple[float, frozenset]] = []
+
+        def add_contact(f, a, b, at, contacts=contacts):
+            contacts.append((f, frozenset((a, b))))
+
+        move = SimpleNamespace(ball="2", first=10, last=58, start_f=10.0)
+        fd._scan([move], contacts, add_contact, [])
+        kept[name] = [f for f, _ in contacts]
+    assert kept == {"again": [30.0, 34.0], "pressed": [30.0]}

@@ -79,6 +79,10 @@ def _scan_of(found: list[tuple[float, bool]]) -> list[ScanContact]:
         # a run of its own (not split off) 2 frames after a kept contact gives way
         ([], [(30.0, False), (32.0, False)], [30.0]),
         ([], [(30.0, False), (32.0, True), (34.0, False)], [30.0, 32.0]),
+        # within the span of the scan's velocity fits (6 frames) of a kept touch, the pair
+        # never parted: the same touch; beyond it, a touch of its own
+        ([], [(30.0, False), (34.5, False)], [30.0]),
+        ([], [(30.0, False), (36.5, False)], [30.0, 36.5]),
     ],
 )
 def test_repeats_split_off_by_the_scan_are_kept(monkeypatch, named, found, kept):
