@@ -39,6 +39,7 @@ from vision.series import line_fit
 
 if TYPE_CHECKING:
     from contract.tables import TableSpec
+    from vision.impulse_scan import ScanContact
     from vision.series import Series
     from vision.shots import ShotSettings
 
@@ -72,9 +73,8 @@ SCAN_HOP_SIGMAS = 6.0
 
 class ContactFinders:
     """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles``,
-    ``sigma_move``, ``again_mm`` and the helpers ``partner``, ``speed_before``, ``pos_interp``,
-    ``pos_before`` of the
-    event finder."""
+    ``sigma_move``, ``again_mm`` and the helpers ``partner``, ``speed_before``,
+    ``pos_interp``, ``pos_before`` of the event finder."""
 
     s: Series
     table: TableSpec
@@ -311,7 +311,9 @@ class ContactFinders:
                 continue  # the struck ball at rest never went where the least impulse sends it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
 
-    def _read_again(self, ia: int, ib: int, f: float, key: frozenset, kept) -> bool:
+    def _read_again(
+        self, ia: int, ib: int, f: float, key: frozenset, kept: list[tuple[float, frozenset]]
+    ) -> bool:
         """A scan contact of balls ``ia``, ``ib`` at fractional frame ``f`` is the touch of
         the pair it already kept (``kept``: (frame, pair)) within ``SCAN_SPAN_FRAMES``,
         the span of the velocity fits that read an impulse (a touch bends the fits of
@@ -421,7 +423,7 @@ class ContactFinders:
             add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
 
 
-def _copies(found: list, named: list[tuple[float, frozenset]]) -> set[int]:
+def _copies(found: list[ScanContact], named: list[tuple[float, frozenset]]) -> set[int]:
     """Indices into ``found`` (scan contacts, fractional frames) of the scan's own
     readings of the contacts ``named`` by the other finders (frame, pair): for each, the
     scan contact of the pair nearest it within three frames. A named touch explains one
