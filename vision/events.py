@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from vision.shots import ShotSettings
 
 
+# frames a cushion bounce must lie from both readings of a pair's touch to part them into
+# two touches: a touch's and a bounce's dates each err by up to half a frame (sampling)
+BOUNCE_APART = 0.5
+
+
 class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
     """Finds the events of shots within one series (read-only after construction)."""
 
@@ -140,7 +145,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
             key = frozenset((striker, struck))
             ia, ib = self.s.index(striker), self.s.index(struck)
             if any(
-                k == key and abs(f - g) < 2.0 and not met_again(self.s, ia, ib, g, f, self.again_mm)
+                k == key and abs(f - g) < 2.0 and not self._new_touch(ia, ib, g, f, events)
                 for g, k in contacts
             ):
                 return
@@ -236,6 +241,26 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         events = _explained(self._causal(events, cue))
         events.sort(key=lambda e: (e.frame, e.t))
         return events, cue
+
+    def _new_touch(self, ia: int, ib: int, f0: float, f1: float, events: list[Event]) -> bool:
+        """Balls ``ia`` and ``ib``, read touching at fractional frames ``f0`` and ``f1`` (series
+        index) under two frames apart, touched twice: they closed in again in between
+        (:func:`vision.contact_checks.met_again`), or one of them bounced off a cushion in
+        between (a cushion event of ``events`` more than ``BOUNCE_APART`` frames from both):
+        only a cushion turns a ball back into the one it has just left, and the second
+        touch, read with velocity fits that straddle the bounce, is dated early, before the
+        pair's gap closes again. A cushion within that of a reading is the same moment (a
+        ball struck while it lay against the cushion), not a way back."""
+        if met_again(self.s, ia, ib, f0, f1, self.again_mm):
+            return True
+        lo, hi = sorted((f0, f1))
+        pair = (self.s.ids[ia], self.s.ids[ib])
+        return any(
+            e.type == EventType.CUSHION
+            and e.ball in pair
+            and lo + BOUNCE_APART < e.t * self.s.fps - self.s.first < hi - BOUNCE_APART
+            for e in events
+        )
 
     def _seen_rolling(self, m: Movement) -> float | None:
         """The frame from which the ball of ``m`` is seen rolling

@@ -1,0 +1,51 @@
+"""Two readings of one pair's touch under two frames apart whose gap never closed in
+again are two touches when one of the balls bounced off a cushion in between, more than
+half a frame from both (vision.events.EventFinder._new_touch): a ball struck off a cushion
+and back into the ball that struck it (pyr-break-3-720 8 into yellow), its second touch
+read with fits that straddle the bounce and so dated before the gap closes. Table mm,
+fractional frames."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contract.events import EventType
+from contract.tables import load_table
+from tests.vision.vision_scene import path_tracks
+from vision.events import EventFinder
+from vision.series import noise_mm, series_from_tracks
+from vision.shots import ShotSettings, adapt
+
+N = 40
+
+
+def _finder() -> EventFinder:
+    """Ball ``1`` at rest; ball ``2`` touching it until frame 20, then flying apart at
+    10 mm/frame (their gap only widens: no second approach to read)."""
+    table = load_table("pyramid-12ft")
+    r = table.ball_radius
+    gap = np.array([0.0 if k <= 20 else 10.0 * (k - 20) for k in range(N)])
+    one = np.tile([1500.0, 700.0], (N, 1))
+    two = np.c_[1500.0 - 2 * r - gap, np.full(N, 700.0)]
+    s = series_from_tracks(path_tracks({"1": one, "2": two}), 30.0)
+    return EventFinder(s, table, adapt(ShotSettings(), noise_mm(s)))
+
+
+@pytest.mark.parametrize(
+    ("cushions", "f0", "f1", "two"),
+    [
+        ([("2", 20.7)], 20.0, 21.3, True),  # bounced between: a way back (pyr-break-3-720)
+        ([("1", 20.7)], 21.3, 20.0, True),  # either ball, either order
+        ([], 20.0, 21.3, False),  # no bounce, no second approach: one touch read twice
+        ([("3", 20.7)], 20.0, 21.3, False),  # a third ball's bounce turns neither back
+        ([("2", 20.2)], 20.0, 21.3, False),  # struck while against the cushion: one moment
+        ([("2", 21.0)], 20.0, 21.3, False),  # the bounce at the second reading
+        ([("2", 22.5)], 20.0, 21.3, False),  # after both readings
+        ([("2", 20.0)], 19.94, 20.0, False),  # carom-play-720 355: readings 0.06 apart
+    ],
+)
+def test_a_cushion_between_two_readings_parts_them(cushions, f0, f1, two):
+    fd = _finder()
+    events = [fd._ev(f, EventType.CUSHION, ball=b, cushion="top") for b, f in cushions]
+    assert fd._new_touch(fd.s.index("1"), fd.s.index("2"), f0, f1, events) is two
