@@ -45,11 +45,13 @@ def untouched(
 
 
 def _passed_on(
-    series: Series, b: int, other: int, f: float, R: float, sigma: float, n: int
+    series: Series, b: int, other: int, f: float, R: float, sigma: float, n: int, reach: float = 0.0
 ) -> bool:
     """A ball resting against ``b`` on the far side from ``other`` (touching within
-    ``3 mm + 3 sigma``, its centre ahead of ``b`` along the push) set off at ``f``: the
-    push went through ``b`` (a Newton's cradle). True where the push's line is unread."""
+    ``3 mm + 3 sigma``, or within ``reach`` mm: as far as ``b`` would travel; its centre
+    ahead of ``b`` along the push) set off at ``f``: the push went through ``b`` (a
+    Newton's cradle), or ``b`` ran into it before going that far. True where the push's
+    line is unread."""
     k = int(np.floor(f))
     pb, po = series.xy[b, k], series.xy[other, k]
     push = pb - po
@@ -65,7 +67,8 @@ def _passed_on(
         d = pc - pb
         gap = float(np.linalg.norm(d)) - 2 * R
         ahead = float(d @ push) > 0.5 * float(np.linalg.norm(d))
-        if gap < 3.0 + 3.0 * sigma and ahead and not stayed_put(series, c, f, sigma, n):
+        near = gap < max(3.0 + 3.0 * sigma, reach)
+        if near and ahead and not stayed_put(series, c, f, sigma, n):
             return True
     return False
 
@@ -82,26 +85,32 @@ def stayed_short(
 ) -> bool:
     """Ball ``b``, at rest before ``f``, did not travel as a ball given the least impulse a
     contact carries would: the median of its ``n`` positions from two frames after ``f``
-    (the frames a fast ball passing beside it smears left out) lies less than ``travel``
-    mm (that impulse's travel to the window's middle) minus three noise sigmas of two
-    medians at rest (``sigma``: the rest noise, mm, one axis; a median of ``n`` carries
+    (the frames a fast ball passing beside it smears left out), plus its wobble before
+    where that exceeds the rest noise, lies less than ``travel`` mm (that impulse's
+    travel to the window's middle) minus three noise sigmas of two medians at rest
+    (``sigma``: the rest noise, mm, one axis; a median of ``n`` carries
     ``1.25 sigma / sqrt(n)``) from the median of its ``n`` positions before, and no ball
-    resting against it passed a push on (:func:`untouched`). A resting ball beside a fast
+    resting against it, or within ``travel`` ahead of it, took the push on
+    (:func:`_passed_on`). A resting ball beside a fast
     smeared one wobbles by more than its rest noise for a frame or two and back (on the
     synthetic 1080p carom break, 0.7 mm as a ball passed 6 mm off at 75 mm/frame, the
     truth not moving): :func:`stayed_put` reads that as a start, this does not. False
-    where a position is missing or the ball moved before ``f``."""
+    where a position is missing."""
     k = int(np.floor(f))
     pre = _window(series, b, k - n + 1, k + 1)
     post = _window(series, b, k + 2, k + 2 + n)
     if pre is None or post is None:
         return False
     rest = np.median(pre, axis=0)
-    if np.linalg.norm(pre - rest, axis=1).max() > 0.3 + 4.0 * sigma:
-        return False  # moving before: its travel is not the contact's
-    moved = float(np.linalg.norm(np.median(post, axis=0) - rest))
+    # a wobble before beyond the rest noise (``0.3 mm + 4 sigma``, within which it lay
+    # still: a slow creep, a detection shifting by a fraction of a pixel) bounds how far
+    # it went on its own: counted as travel (it stood within that wobble)
+    wobble = float(np.linalg.norm(pre - rest, axis=1).max())
+    own = wobble if wobble > 0.3 + 4.0 * sigma else 0.0
+    moved = float(np.linalg.norm(np.median(post, axis=0) - rest)) + own
     noise = 3.0 * np.sqrt(2.0) * 1.2533 * sigma / np.sqrt(n)
-    return bool(moved < travel - noise) and not _passed_on(series, b, other, f, R, sigma, 3)
+    short = bool(moved < travel - noise)
+    return short and not _passed_on(series, b, other, f, R, sigma, 3, reach=travel)
 
 
 def bent(series: Series, b: int, lo: int, hi: int, sigma: float, friction: float) -> bool:

@@ -307,8 +307,11 @@ class ContactFinders:
                 self.s, ib, ia, c.f, self.R, sig
             ):
                 continue  # the impulse went round a ball that stayed put: not through it
-            if stayed_short(self.s, ib, ia, c.f, self.R, sig, self._travel(thr, c.f)):
-                continue  # the struck ball at rest never went where the least impulse sends it
+            # the least impulse the contact carries: the threshold, or the one read less
+            # three noises of a velocity change (about the motion noise, mm/frame)
+            least = max(thr, c.impulse - 3.0 * self.sigma_move)
+            if stayed_short(self.s, ib, ia, c.f, self.R, sig, self._travel(least, c.f)):
+                continue  # the struck ball at rest never went where that impulse sends it
             add_contact(c.f, c.a, c.b, np.asarray(c.at))
 
     def _read_again(

@@ -140,3 +140,33 @@ def test_a_resting_ball_that_went_nowhere_took_no_impulse(shift, push, drift, wa
     travel = 1.0  # mm: what the least impulse a contact carries gives it by frame 10.5
     got = stayed_short(s, s.index("b"), s.index("a"), 6.5, R, 0.08, travel)
     assert got is want
+
+
+@pytest.mark.parametrize(
+    ("shift", "push", "ahead_goes", "want"),
+    [
+        # read 1.6 mm off for frames 5-6 (a sub-pixel shift, pyr-break-9-720 ball 1),
+        # staying put: far short of the 15 mm the impulse read sends it
+        (1.6, 0.0, None, True),
+        (1.6, 6.0, None, False),  # shifted, then rolled off: it was hit
+        # a ball 8 mm ahead along the push (within the travel) set off: it ran into it
+        # (pyr-break-h-13-720 10 into 11, 0.6 frames on)
+        (0.0, 0.0, True, False),
+        (0.0, 0.0, False, True),  # the ball ahead stayed put too: no push went through
+    ],
+)
+def test_a_resting_ball_short_of_the_impulse_read(shift, push, ahead_goes, want):
+    t = np.arange(N, dtype=float)
+    b = _still((1500.0, 700.0))
+    b[5:7, 0] += shift
+    b[:, 0] += push * np.clip(t - 6.5, 0.0, None)
+    paths = {"a": _bounce((1300.0, 700.0 - 2 * R - 40.0), (40.0, 0.0), None), "b": b}
+    if ahead_goes is not None:
+        c = _still((1500.0 + 2 * R + 8.0, 700.0))
+        if ahead_goes:
+            c[:, 0] += 5.0 * np.clip(t - 7.2, 0.0, None)
+        paths["c"] = c
+        paths["a"] = _still((1500.0 - 2 * R - 0.5, 700.0))  # the striker, behind b
+    s = _series(paths)
+    got = stayed_short(s, s.index("b"), s.index("a"), 6.5, R, 0.08, 15.0)
+    assert got is want
