@@ -42,17 +42,17 @@ def median_plate(frames: list[np.ndarray]) -> np.ndarray:
     return median_images(frames, upper=True)
 
 
-def batch_plate(frames: list[np.ndarray]) -> np.ndarray:
+def batch_plate(frames: list[np.ndarray], moving: str = "sharpest") -> np.ndarray:
     """The picture to calibrate a batch of frames on (BGR uint8, recorded px): their
     median plate (:func:`median_plate`), or, when that is blurred (its sharpness under
-    half the frames' median: the camera still moved across them), the batch's sharpest
-    frame as it is (:func:`_sharpness`; a swinging camera's frames are motion-smeared in
-    turn, and a smeared one fits cushion lines that match nothing later)."""
+    half the frames' median, :func:`_sharpness`: the camera moved across them), one frame
+    as it is: ``moving`` ``"sharpest"`` (a swinging camera's frames are motion-smeared in
+    turn, and a smeared one fits cushion lines that match nothing later) or ``"middle"``."""
     plate = median_plate(frames)
     sharp = [_sharpness(f) for f in frames]
-    if _sharpness(plate) < 0.5 * float(np.median(sharp)):
-        return frames[int(np.argmax(sharp))]
-    return plate
+    if _sharpness(plate) >= 0.5 * float(np.median(sharp)):
+        return plate
+    return frames[int(np.argmax(sharp)) if moving == "sharpest" else len(frames) // 2]
 
 
 def read_frames(
@@ -103,12 +103,8 @@ def load_plate(path: str | Path, count: int = 31) -> np.ndarray:
         if img is None:
             raise ContractError(str(path), "", "cannot read image")
         return img
-    frames, idx, _ = read_frames(p, count)
-    plate = median_plate(frames)
-    if _sharpness(plate) < 0.5 * float(np.median([_sharpness(f) for f in frames])):
-        # the camera moved during the clip: its middle frame as it is
-        plate = frames[len(frames) // 2]
-    return plate
+    frames, _, _ = read_frames(p, count)
+    return batch_plate(frames, moving="middle")  # a camera moved in the clip: its middle frame
 
 
 def _sharpness(f: np.ndarray) -> float:
