@@ -15,8 +15,9 @@ apart. The impacts' order then depends on the geometry alone (every time scales 
 From measurements (:func:`robust_pairs`): the members' rest positions, misread by a mm
 or two, are put on the lattice their touches make (:func:`lattice`), which fixes the
 rack's shape to a few hundredths of a mm where the touches make a rigid frame; the
-striker's line is a straight fit of its three samples before the hit. A pair counts
-when it collides in most runs over those inputs redrawn within their noise.
+striker's line is a straight fit of its run before the hit (:func:`straight_run`),
+where on it and how fast from its last three samples. A pair counts when it collides in
+most runs over those inputs redrawn within their noise.
 
 Positions table mm, velocities mm/frame, times frames from the start of the run.
 """
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.rack_solve import touching_positions
-from vision.series import frames_before, line_fit
+from vision.series import line_fit
 
 E_BALL = 0.95  # restitution of phenolic balls (0.92-0.98)
 MAX_IMPACTS = 2000  # a run stops after this many impacts (a jam of resting contacts)
@@ -124,19 +125,48 @@ DRAWS = 20  # runs of the model over the measurements redrawn within their noise
 SHARE = 0.8  # a pair counts when it collides in at least this share of the draws
 GAP_MM = 1e-3  # the vanishing gap of touching members (the impacts' order is the limit's)
 HORIZON = 0.2  # frames after the hit the model runs (the impulse crosses a rack in < 1 ms)
+# the striker's line is fitted to at most this many samples of its straight run before
+# the hit (half a second at 30 fps: a break's run from the cue, 8-15 samples on the set)
+RUN_FRAMES = 15
+# a sample this far across the run's line (mm, and motion-noise sigmas) is off it: the
+# run turned there (as SCAN_HOP in vision.contact_finders: a detection's hop)
+RUN_OFF_MM = 3.0
+RUN_OFF_SIGMAS = 6.0
 
 
-def _striker_line(
-    xy: np.ndarray, f0: float, since: float | None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """Position (mm) at frame ``floor(f0)`` and velocity (mm/frame) of the striker before
-    the hit at ``f0``: a straight fit of its three samples up to ``floor(f0)`` (those from
-    ``since`` on, when it started or was last hit then); None with fewer than three."""
+def straight_run(xy: np.ndarray, f0: float, since: float | None, tol: float) -> np.ndarray:
+    """Series indices of the striker's samples (``xy`` (F, 2) mm, NaN = none) on its
+    straight run up to ``floor(f0)``: the last ``RUN_FRAMES``, those from ``since`` on
+    (when it started or was last hit then), less the earliest while one lies off the
+    straight fit of the rest by more than ``tol`` mm across it (a cushion turned it).
+    Only the distance across counts: along it the cloth slows the ball (a straight fit
+    in time leaves a slide's deceleration there, mm on end)."""
     k = int(np.floor(f0))
-    fr = frames_before(xy, f0, since)
-    if len(fr) < 3:
-        return None
-    return line_fit((fr - k).astype(float), xy[fr])
+    fr = np.arange(max(0, k - RUN_FRAMES + 1), k + 1)
+    if since is not None:
+        fr = fr[fr >= since]
+    fr = fr[~np.isnan(xy[fr, 0])]
+    while len(fr) > 3:
+        a, v = line_fit((fr - k).astype(float), xy[fr])
+        u = v / max(float(np.linalg.norm(v)), 1e-12)
+        across = (xy[fr] - a) @ np.array([-u[1], u[0]])
+        if np.abs(across).max() <= tol:
+            break
+        fr = fr[1:]
+    return fr
+
+
+def _striker_line(xy: np.ndarray, fr: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Position (mm) at frame ``k`` and velocity (mm/frame) of the striker from its
+    samples ``fr`` (:func:`straight_run`, three or more): the line it runs on, a straight
+    fit of them all (a run of ten at 200 mm/frame puts the line at the rack about twice
+    as near the truth as the last three alone); where on it and how fast, those of the
+    last three (the run's mean speed is not the speed at the hit)."""
+    a, v = line_fit((fr - k).astype(float), xy[fr])
+    u = v / max(float(np.linalg.norm(v)), 1e-12)
+    last = fr[-3:]
+    a3, v3 = line_fit((last - k).astype(float), xy[last])
+    return a + u * float((a3 - a) @ u), u * float(v3 @ u)
 
 
 def collided_pairs(
@@ -194,26 +224,25 @@ def robust_pairs(
 ) -> dict[frozenset, tuple[str, str]]:
     """The pairs that collide in at least ``SHARE`` of ``DRAWS`` runs of the model
     (:func:`collided_pairs`) with the rest positions redrawn within the rest noise and
-    the striker's three samples before the hit within the motion noise (``noise``: both
-    sigmas, mm, one axis); each with its balls in the order of the measured run (the
-    faster before first). Empty when the striker's line is not measured."""
-    line = _striker_line(xy_striker, f0, since)
-    if line is None:
-        return {}
+    the striker's samples on its straight run before the hit (:func:`straight_run`)
+    within the motion noise (``noise``: both sigmas, mm, one axis); each with its balls
+    in the order of the measured run (the faster before first). Empty when fewer than
+    three samples of the run are measured."""
     sig_rest, sig_move = noise
+    k = int(np.floor(f0))
+    fr = straight_run(xy_striker, f0, since, max(RUN_OFF_MM, RUN_OFF_SIGMAS * sig_move))
+    if len(fr) < 3:
+        return {}
+    line = _striker_line(xy_striker, fr, k)
     base = collided_pairs(rest, pairs, striker, line[0], line[1], R)[0]
     ids = [*rest, striker]
     rng = np.random.default_rng(seed)
     count: dict[frozenset, int] = {}
-    k = int(np.floor(f0))
-    fr = np.arange(k - 2, k + 1)
     for _ in range(DRAWS):
         r2 = {b: p + rng.normal(0.0, sig_rest, 2) for b, p in rest.items()}
         xy = xy_striker.copy()
-        xy[fr] = xy[fr] + rng.normal(0.0, sig_move, (3, 2))
-        ln = _striker_line(xy, f0, since)
-        if ln is None:
-            continue
+        xy[fr] = xy[fr] + rng.normal(0.0, sig_move, (len(fr), 2))
+        ln = _striker_line(xy, fr, k)
         for key in collided_pairs(r2, pairs, striker, ln[0], ln[1], R)[0]:
             count[key] = count.get(key, 0) + 1
     return {
