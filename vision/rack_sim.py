@@ -12,12 +12,13 @@ the limit of equal vanishing gaps (:func:`open_rack`): every touching pair ``gap
 apart. The impacts' order then depends on the geometry alone (every time scales with
 ``gap``), not on ``gap`` (the same pairs from 1e-5 to 0.1 mm on synthetic breaks).
 
-From measurements (:func:`robust_pairs`): the members' rest positions, misread by a mm
+From measurements (:func:`model_pairs`): the members' rest positions, misread by a mm
 or two, are put on the lattice their touches make (:func:`lattice`), which fixes the
 rack's shape to a few hundredths of a mm where the touches make a rigid frame; the
 striker's line is a straight fit of its run before the hit (:func:`straight_run`),
 where on it and how fast from its last three samples. A pair counts when it collides in
-most runs over those inputs redrawn within their noise.
+most runs over those inputs redrawn within their noise; one that collides in none of
+them no impulse reaches.
 
 Positions table mm, velocities mm/frame, times frames from the start of the run.
 """
@@ -211,7 +212,18 @@ def collided_pairs(
     return out, dict(zip(ids, vel, strict=True))
 
 
-def robust_pairs(
+@dataclass(frozen=True)
+class ModelPairs:
+    """What the model says of a rack's pairs over its runs (:func:`model_pairs`):
+    ``robust``, the pairs that collide in at least ``SHARE`` of the draws, each with its
+    balls in the order of the measured run (the faster before first); ``seen``, every
+    pair that collides in at least one run, the measured or a draw."""
+
+    robust: dict[frozenset, tuple[str, str]]
+    seen: frozenset[frozenset]
+
+
+def model_pairs(
     rest: dict[str, np.ndarray],
     pairs: list[tuple[str, str]],
     striker: str,
@@ -221,18 +233,17 @@ def robust_pairs(
     R: float,
     noise: tuple[float, float],
     seed: int = 0,
-) -> dict[frozenset, tuple[str, str]]:
-    """The pairs that collide in at least ``SHARE`` of ``DRAWS`` runs of the model
-    (:func:`collided_pairs`) with the rest positions redrawn within the rest noise and
-    the striker's samples on its straight run before the hit (:func:`straight_run`)
-    within the motion noise (``noise``: both sigmas, mm, one axis); each with its balls
-    in the order of the measured run (the faster before first). Empty when fewer than
-    three samples of the run are measured."""
+) -> ModelPairs | None:
+    """The pairs that collide in the model's runs (:func:`collided_pairs`): the run on
+    the measurements and ``DRAWS`` runs with the rest positions redrawn within the rest
+    noise and the striker's samples on its straight run before the hit
+    (:func:`straight_run`) within the motion noise (``noise``: both sigmas, mm, one
+    axis). None when fewer than three samples of the run are measured."""
     sig_rest, sig_move = noise
     k = int(np.floor(f0))
     fr = straight_run(xy_striker, f0, since, max(RUN_OFF_MM, RUN_OFF_SIGMAS * sig_move))
     if len(fr) < 3:
-        return {}
+        return None
     line = _striker_line(xy_striker, fr, k)
     base = collided_pairs(rest, pairs, striker, line[0], line[1], R)[0]
     ids = [*rest, striker]
@@ -245,6 +256,7 @@ def robust_pairs(
         ln = _striker_line(xy, fr, k)
         for key in collided_pairs(r2, pairs, striker, ln[0], ln[1], R)[0]:
             count[key] = count.get(key, 0) + 1
-    return {
+    robust = {
         key: (ids[x.a], ids[x.b]) for key, x in base.items() if count.get(key, 0) >= SHARE * DRAWS
     }
+    return ModelPairs(robust, frozenset(base) | frozenset(count))

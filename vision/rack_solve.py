@@ -198,6 +198,16 @@ def angle_sigma(rest: dict[str, np.ndarray], pairs: list[tuple[str, str]], R: fl
     return float(np.sqrt(np.mean(np.square(gaps)))) / (2 * R) if gaps else 0.0
 
 
+def rigid(pairs: list[tuple[str, str]]) -> bool:
+    """Whether touching ``pairs`` (ids) can hold the balls they join in one shape: at
+    least ``2 n - 3`` pairs among those ``n`` balls, the count of a rigid frame in the
+    plane (a racked triangle of fifteen, thirty pairs; a chain of ``n``, ``n - 1``).
+    Only then do the touches, put one diameter each, fix the balls' relative positions
+    better than they were read (:func:`touching_positions`)."""
+    balls = {b for p in pairs for b in p}
+    return len(balls) >= 2 and len(pairs) >= 2 * len(balls) - 3
+
+
 def solve_rack(
     velocities: dict[str, MemberVelocity | None],
     pos: dict[str, np.ndarray],

@@ -13,8 +13,8 @@ from vision.rack_sim import (
     _striker_line,
     collided_pairs,
     lattice,
+    model_pairs,
     open_rack,
-    robust_pairs,
     run,
     straight_run,
 )
@@ -106,20 +106,33 @@ def _break(seed: int, aim_mm: float):
     return {b: np.array(p) for b, p in pos.items()}, sim.pos[:, yi], t0 * 30.0, truth
 
 
-@pytest.mark.parametrize(
-    "seed, aim_mm, sigma, sigma_move",
-    [
-        (0, 0.5, 1.0, 0.3),  # 1080p: rest positions as the set's breaks read them (0.7-1.1 mm RMS)
-        (1, -3.0, 1.0, 0.3),
-        (2, 8.0, 1.7, 0.3),  # 720p: 1.3-1.9 mm RMS
-        (3, -0.8, 1.7, 0.3),
-        # 720p motion noise: the line of the last three samples alone misses 2-3 faint
-        # pairs in each of these (its lateral error at the rack about twice the run's)
-        (2, -3.0, 1.7, 0.35),
-        (5, -3.0, 1.7, 0.35),
-        (5, 15.0, 1.7, 0.35),
-    ],
-)
+# (seed, aim off the apex mm, rest noise mm an axis, motion noise mm an axis): 1080p reads
+# the set's breaks' rest positions 0.7-1.1 mm RMS, 720p 1.3-1.9 mm
+NOISY_BREAKS = [
+    (0, 0.5, 1.0, 0.3),
+    (1, -3.0, 1.0, 0.3),
+    (2, 8.0, 1.7, 0.3),
+    (3, -0.8, 1.7, 0.3),
+    # 720p motion noise: the line of the last three samples alone misses 2-3 faint
+    # pairs in each of these (its lateral error at the rack about twice the run's)
+    (2, -3.0, 1.7, 0.35),
+    (5, -3.0, 1.7, 0.35),
+    (5, 15.0, 1.7, 0.35),
+]
+
+
+def noisy_break(seed: int, aim_mm: float, sigma: float, sigma_move: float):
+    """A simulated break (:func:`_break`) as measured: rest positions misread by
+    ``sigma`` mm an axis, the yellow's samples by ``sigma_move`` mm; (rest, touching
+    pairs, the yellow's samples, the hit's fractional frame, the pairs that collided)."""
+    rest, yellow, f0, truth = _break(seed, aim_mm)
+    rng = np.random.default_rng(seed + 10)
+    seen = {b: p + rng.normal(0.0, sigma, 2) for b, p in rest.items()}
+    xy = yellow + rng.normal(0.0, sigma_move, yellow.shape)
+    return seen, _near(seen, 8.0), xy, f0, truth
+
+
+@pytest.mark.parametrize("seed, aim_mm, sigma, sigma_move", NOISY_BREAKS)
 def test_model_names_the_breaks_contacts_from_noisy_positions(
     seed: int, aim_mm: float, sigma: float, sigma_move: float
 ) -> None:
@@ -127,13 +140,29 @@ def test_model_names_the_breaks_contacts_from_noisy_positions(
     before the hit misread by ``sigma_move`` mm, the model names the very pairs that
     collided at the hit in the simulator (tiny impulses through the rack included), and no
     other."""
-    rest, yellow, f0, truth = _break(seed, aim_mm)
-    rng = np.random.default_rng(seed + 10)
-    seen = {b: p + rng.normal(0.0, sigma, 2) for b, p in rest.items()}
-    xy = yellow + rng.normal(0.0, sigma_move, yellow.shape)
-    got = robust_pairs(seen, _near(seen, 8.0), "yellow", xy, f0, None, R, (sigma, sigma_move))
+    seen, pairs, xy, f0, truth = noisy_break(seed, aim_mm, sigma, sigma_move)
+    got = model_pairs(seen, pairs, "yellow", xy, f0, None, R, (sigma, sigma_move))
+    assert got is not None
     assert len(truth) > 10
-    assert set(got) == truth
+    assert set(got.robust) == truth
+
+
+# the 1080p-like motion noise ones: at 0.35 mm a draw now and then collides two or three
+# touching pairs more (the union of 21 runs only keeps more measured pairs: none dropped)
+@pytest.mark.parametrize("seed, aim_mm, sigma, sigma_move", NOISY_BREAKS[:4])
+def test_model_runs_collide_every_pair_that_collided_and_hardly_another(
+    seed: int, aim_mm: float, sigma: float, sigma_move: float
+) -> None:
+    """Over all its runs (the measured one and the redrawn ones) the model has every pair
+    collide that collided in the simulator, and at most one touching pair that did not:
+    the other ten or so touching pairs no impulse reached collide in none of them."""
+    seen, pairs, xy, f0, truth = noisy_break(seed, aim_mm, sigma, sigma_move)
+    got = model_pairs(seen, pairs, "yellow", xy, f0, None, R, (sigma, sigma_move))
+    assert got is not None
+    touching = {frozenset(p) for p in pairs}
+    assert truth <= got.seen
+    assert len((touching - truth) & got.seen) <= 1
+    assert len(touching - got.seen) >= 8
 
 
 def _near(pos: dict[str, np.ndarray], tol: float) -> list[tuple[str, str]]:
@@ -213,8 +242,8 @@ def test_model_reads_the_line_after_a_cushion_turned_the_striker() -> None:
     line from the samples after the turn alone and names the simulator's pairs."""
     rest, yellow, f0, truth = _break(0, 0.5)
     xy = _turned(yellow, int(np.floor(f0)) - 4, 20.0)
-    got = robust_pairs(rest, _near(rest, 1.0), "yellow", xy, f0, None, R, (0.3, 0.3))
-    assert set(got) == truth
+    got = model_pairs(rest, _near(rest, 1.0), "yellow", xy, f0, None, R, (0.3, 0.3))
+    assert got is not None and set(got.robust) == truth
 
 
 def test_model_needs_the_striker_seen_before_the_hit() -> None:
@@ -227,7 +256,7 @@ def test_model_needs_the_striker_seen_before_the_hit() -> None:
         if a < b and np.linalg.norm(rest[a] - rest[b]) < 2 * R + 1
     ]
     xy = np.full((20, 2), np.nan)
-    assert robust_pairs(rest, pairs, "yellow", xy, 10.5, None, R, (0.3, 0.3)) == {}
+    assert model_pairs(rest, pairs, "yellow", xy, 10.5, None, R, (0.3, 0.3)) is None
     assert collided_pairs(rest, pairs, "yellow", np.array([-100.0, 0.0]), np.zeros(2), R)[0] == {}
 
 
@@ -250,3 +279,48 @@ def test_impacts_order_does_not_depend_on_the_vanishing_gap(
     k = int(np.floor(f0))
     p, v = rs._striker_line(yellow, rs.straight_run(yellow, f0, None, 3.0), k)
     assert set(rs.collided_pairs(rest, pairs, "yellow", p, v, R)[0]) == truth
+
+
+@pytest.mark.parametrize(
+    "pair, dropped",
+    [
+        (("6", "8"), True),  # touching, no impulse reached it: the solve misread it
+        (("1", "11"), True),
+        (None, False),  # a pair that collided in the simulator is kept
+        (("3", "ring"), False),  # a ball from outside the rack: the model does not see it
+    ],
+)
+def test_rack_finder_drops_a_named_pair_the_model_never_collides(
+    pair: tuple[str, str] | None, dropped: bool
+) -> None:
+    """The rack finder's measured solve named ``pair`` besides the striker's: it is
+    dropped when the rack is rigid and the model collides it in none of its runs, kept
+    when the model has it collide (a pair of the simulator's, here the first of them) or
+    cannot tell (a ball not of the rack); and the model adds the simulator's pairs the
+    solve did not name."""
+    from types import SimpleNamespace
+
+    from vision.contact_finders import ContactFinders
+    from vision.impulse import RackContact
+    from vision.series import Series
+
+    seen, pairs, xy, f0, truth = noisy_break(0, 0.5, 1.0, 0.3)
+    if pair is None:
+        pair = tuple(sorted(min(truth - {k for k in truth if "yellow" in k}, key=sorted)))
+    else:
+        assert frozenset(pair) not in truth
+    comp = sorted(seen)
+    rest = {**seen, "ring": seen["3"] + (0.0, 2 * R + 9.0)}
+    n = len(xy)
+    ids = (*comp, "ring", "yellow")
+    tracks = np.stack([np.tile(rest[b], (n, 1)) for b in ids[:-1]] + [xy])
+    s = Series(ids, 0, np.arange(n) / 30.0, tracks, np.ones(tracks.shape[:2], bool), 30.0)
+    finder = SimpleNamespace(s=s, R=R, settings=SimpleNamespace(sigma_mm=0.3), sigma_move=0.3)
+    entry = next(iter(next(k for k in truth if "yellow" in k) - {"yellow"}))
+    found = [RackContact(f0, "yellow", entry, (0.0, 0.0), 100.0)]
+    found.append(RackContact(f0, pair[0], pair[1], (0.0, 0.0), 1.0))
+    added, never = ContactFinders._rack_model(finder, "yellow", comp, rest, found, 8.0)
+    assert (frozenset(pair) in never) == dropped
+    assert never <= {frozenset(pair)}
+    named = {frozenset((c.striker, c.struck)) for c in found}
+    assert {frozenset((c.striker, c.struck)) for c in added} == truth - named
