@@ -24,6 +24,7 @@ from vision.impulse_scan import ScanContact, fit_speed_toward, impulse_scan  # n
 from vision.rack_solve import (
     MemberVelocity,
     angle_sigma,
+    line_sigma,
     member_velocity,
     solve_rack,
     touching_positions,
@@ -270,10 +271,7 @@ def _bounded(
         vel[m] = member_velocity(
             xy, pos[m], f0, (slide, roll, sigma), anchor, REL_ERR, others=others, R=R
         )
-    # a line of centres once every touch is one diameter: the touching pairs' RMS gap
-    # over one diameter, over 2 sqrt(P) (P pairs hold each other straight: on the
-    # synthetic breaks, P = 30, the lines turned 7 to 12 times less than as read)
-    eps = angle_sigma(raw, touch, R) / (2.0 * np.sqrt(max(len(touch), 1)))
+    eps = line_sigma(raw, touch, R)
     return solve_rack(vel, pos, pairs, eps)
 
 

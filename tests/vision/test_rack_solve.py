@@ -14,6 +14,8 @@ from vision.rack_solve import (
     MemberVelocity,
     _design,
     _member_weights,
+    angle_sigma,
+    line_sigma,
     member_velocity,
     solve_rack,
     touching_positions,
@@ -133,18 +135,56 @@ def test_touching_positions_straighten_the_lines_of_centres():
     rng = np.random.default_rng(3)
     read = {b: p + rng.normal(0.0, 1.0, 2) for b, p in rest.items()}
     fixed = touching_positions(read, pairs, R)
-
-    def angle_err(pos):
-        e = []
-        for a, b in pairs:
-            d, t = pos[b] - pos[a], rest[b] - rest[a]
-            e.append(np.arctan2(d[0] * t[1] - d[1] * t[0], d @ t))
-        return float(np.sqrt(np.mean(np.square(e))))
-
     assert len(pairs) == 30
     for a, b in pairs:
         assert np.linalg.norm(fixed[a] - fixed[b]) == pytest.approx(2 * R, abs=0.05)
-    assert angle_err(fixed) < angle_err(read) / 3
+    assert _angle_err(fixed, rest, pairs) < _angle_err(read, rest, pairs) / 3
+
+
+def _angle_err(pos: dict, true: dict, pairs: list[tuple[str, str]]) -> float:
+    """RMS (radians) of the lines of centres of ``pairs`` read from ``pos`` against
+    those of ``true`` (positions mm)."""
+    e = []
+    for a, b in pairs:
+        d, t = pos[b] - pos[a], true[b] - true[a]
+        e.append(np.arctan2(d[0] * t[1] - d[1] * t[0], d @ t))
+    return float(np.sqrt(np.mean(np.square(e))))
+
+
+def _bent_chain() -> tuple[dict[str, np.ndarray], list[tuple[str, str]]]:
+    """Four balls of a cluster left after a break: a-b touching, b-c 4 mm apart (within
+    the touching tolerance), c-d touching, turning 60 degrees at b."""
+    pairs = [("a", "b"), ("b", "c"), ("c", "d")]
+    pos = {"a": np.array([2000.0, 900.0])}
+    for (prev, name), gap, turn in zip(pairs, (0.0, 4.0, 0.0), (0.0, np.pi / 3, 0.0), strict=True):
+        pos[name] = pos[prev] + (2 * R + gap) * np.array([np.cos(turn), np.sin(turn)])
+    return pos, pairs
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_touching_positions_turn_a_loose_clusters_lines(seed):
+    """Put to touching, a loose cluster's lines are read worse than as read: closing the
+    4 mm gap moves b and c along their line and turns a-b and c-d."""
+    true, pairs = _bent_chain()
+    rng = np.random.default_rng(seed)
+    read = {b: p + rng.normal(0.0, 0.5, 2) for b, p in true.items()}
+    snapped = touching_positions(read, pairs, R)
+    assert _angle_err(snapped, true, pairs) > 2 * _angle_err(read, true, pairs)
+
+
+@pytest.mark.parametrize(
+    ("shape", "shrink"),
+    [("triangle", 2 * np.sqrt(30)), ("chain", 1.0)],  # a rigid frame of 30 pairs; loose
+)
+def test_line_sigma_counts_the_straightening_of_a_rigid_frame_only(shape, shrink):
+    if shape == "triangle":
+        rest = _triangle(5)
+        pairs = _touching(rest)
+    else:
+        rest, pairs = _bent_chain()
+    rng = np.random.default_rng(5)
+    read = {b: p + rng.normal(0.0, 1.0, 2) for b, p in rest.items()}
+    assert line_sigma(read, pairs, R) == pytest.approx(angle_sigma(read, pairs, R) / shrink)
 
 
 # impulses (mm/frame) of a six-ball rack hit on its apex r00 along +x: the apex pushes
