@@ -245,7 +245,8 @@ class ContactFinders:
                 ia, ib = self.s.index(a), self.s.index(b)
                 xa, xb = self.s.xy[ia, lo:hi], self.s.xy[ib, lo:hi]
                 tight = 0.5 + 3.0 * sig
-                for t, d in closest_approaches(xa, xb, self.R, tight + 4.0, 0.5 + 4 * sig):
+                rise, flat = 0.5 + 4 * sig, 2.0 * sig  # flat: a difference of two distances
+                for t, d in closest_approaches(xa, xb, self.R, tight + 4.0, rise, flat):
                     f = lo + t
                     if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
                         continue  # neither ball was moving: noise on two balls at rest

@@ -354,11 +354,15 @@ def _depths(root: str, edges: list[tuple[str, str]]) -> dict[str, int]:
 
 
 def closest_approaches(
-    xa: np.ndarray, xb: np.ndarray, R: float, tol: float, rise: float
+    xa: np.ndarray, xb: np.ndarray, R: float, tol: float, rise: float, flat: float = 0.0
 ) -> list[tuple[float, float]]:
     """Touches of two balls from their positions (F, 2) mm over the same frames: local
     minima of their distance, closed to within ``tol`` of one diameter, that they
-    approached by more than ``rise`` mm over the two frames before. Returns (fractional
+    approached by more than ``rise`` mm over the two frames before. The approach ends at
+    the sample before the minimum where the two lie within ``flat`` mm (the noise of a
+    difference of two distances): a pair that stays at its nearest for two samples (a
+    slow ball pushing a ball at rest along) has its least distance at either by noise,
+    and the rise is read over the two frames before the first. Returns (fractional
     frame, distance mm) of each, the time where the straight motion between samples
     first reaches one diameter (or comes nearest)."""
     d = np.linalg.norm(xa - xb, axis=1)
@@ -373,10 +377,12 @@ def closest_approaches(
         cand = (
             (d[ks] <= d[ks - 1])
             & (d[ks] <= d[ks + 1])
-            & (d[ks - 2] - d[ks] >= rise)
             & (d[ks] - np.maximum(step[ks - 1], step[ks]) <= 2 * R + tol)
         )
     for k in (int(i) for i in ks[cand]):  # NaN anywhere near fails the comparisons
+        k0 = k - 1 if k > 2 and d[k - 1] - d[k] <= flat else k  # where the approach ended
+        if not d[k0 - 2] - d[k] >= rise:
+            continue
         best = (float(k), float(d[k]))
         for a in (k - 1, k):  # the nearest point of each straight piece around k
             p0, dp = xa[a] - xb[a], (xa[a + 1] - xb[a + 1]) - (xa[a] - xb[a])

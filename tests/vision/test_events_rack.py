@@ -104,11 +104,33 @@ def test_closest_approach_finds_thin_kisses(offset_mm, touch):
         )
 
 
-def test_balls_resting_together_are_no_touch():
+@pytest.mark.parametrize("flat", [0.0, 2 * 0.2])
+def test_balls_resting_together_are_no_touch(flat):
     n = 20
     a = _still((100.0, 100.0), n) + np.random.default_rng(1).normal(0, 0.2, (n, 2))
     b = _still((100.0 + 2 * R, 100.0), n)
-    assert closest_approaches(a, b, R, 1.0, 0.5 + 4 * 0.2) == []
+    assert closest_approaches(a, b, R, 1.0, 0.5 + 4 * 0.2, flat) == []
+
+
+_PUSH = [6.0, 4.8, 3.6, 2.4, 1.2, 0.0, -0.001, 0.3, 0.8, 1.5, 2.4, 3.5]
+_SLOWING = [6.0, 4.8, 3.6, 2.4, 1.2, 0.6, 0.0, 0.3, 0.8, 1.5, 2.4, 3.5]
+
+
+@pytest.mark.parametrize(
+    ("gaps", "flat", "touch"),
+    [
+        (_PUSH, 0.4, True),  # nearest for two samples: the rise is read to the first
+        (_PUSH, 0.0, False),  # read to the second: 1.2 mm over two frames, under 1.3
+        (_SLOWING, 0.4, False),  # closed in by 0.6 mm in the last frame: no plateau
+    ],
+)
+def test_a_slow_approach_that_stays_nearest_for_two_samples(gaps, flat, touch):
+    # gaps (mm) of a ball closing in at 1.2 mm/frame on one at rest (pushing it along
+    # once they touch); the rise asked for is 1.3 mm over two frames
+    n = len(gaps)
+    a = np.c_[100.0 - 2 * R - np.asarray(gaps), np.full(n, 100.0)]
+    b = _still((100.0, 100.0), n)
+    assert bool(closest_approaches(a, b, R, 1.0, 0.5 + 4 * 0.2, flat)) == touch
 
 
 def test_unswap_gives_traded_labels_back():

@@ -166,6 +166,23 @@ def test_untouched_ball(case, expect):
     assert untouched(s, s.index("b"), s.index("a"), 5.5, R, 0.0) == expect
 
 
+@pytest.mark.parametrize(
+    ("v0", "expect"),
+    [
+        (0.55, False),  # rolls at 0.39 mm/frame: past 0.3 + 4 sigma 3.5 frames after the touch
+        (0.3, True),  # rolls at 0.21 mm/frame: within it then (too gentle to tell from noise)
+        (0.0, True),  # never moved
+    ],
+)
+def test_a_gently_pushed_ball_is_touched(v0, expect):
+    # a at rest against b pushes it off at 5.5; rest noise 0.2 mm (1.1 mm allowed)
+    n = 14
+    a = np.tile([1000.0 - 2 * R, 500.0], (n, 1))
+    b = _sliding((1000.0, 500.0), (v0, 0.0), 5.5, n)
+    s = _two(a, b)
+    assert untouched(s, s.index("b"), s.index("a"), 5.5, R, 0.2) == expect
+
+
 def _push(va: float, spin: float, n: int = 40, e: float = 0.95):
     """A cue ball ``a`` with topspin (gaining ``spin`` mm/frame^2 for 12 frames after its
     first hit) pushes ``b`` (sliding, slowing 1 mm/frame^2) along x: it catches b again
