@@ -21,6 +21,7 @@ from vision.contact_checks import (
     stayed_short,
     untouched,
 )
+from vision.contact_nudge import nudged
 from vision.impulse import (
     NEAR,
     RackContact,
@@ -255,19 +256,28 @@ class ContactFinders:
                         continue  # a path bridged where unseen: its nearness is not measured
                     if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
                         continue
-                    if d > 2 * self.R + tight and not self._pushed_apart(ia, ib, f):
-                        continue  # near, but neither path shows the push of a contact
-                    if untouched(self.s, ia, ib, f, self.R, sig) or untouched(
-                        self.s, ib, ia, f, self.R, sig
-                    ):
-                        continue  # a ball at rest that stayed put took no push
-                    if not self.closing(ia, ib, f):
+                    if not self._kissed(ia, ib, f, d - 2 * self.R, tight):
                         continue
                     sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
                     striker, struck = (a, b) if sa >= sb else (b, a)
                     pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
                     at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
                     add_contact(f, striker, struck, at)
+
+    def _kissed(self, ia: int, ib: int, f: float, gap: float, tight: float) -> bool:
+        """The closest approach of balls ``ia`` and ``ib`` at fractional frame ``f`` (their
+        gap, mm) was a touch: a ball at rest shifted away from the other along their line
+        of centres (:func:`vision.contact_nudge.nudged`: the push itself, read from its
+        rest positions); or the pair came within ``tight`` mm, or both paths show the push
+        (:meth:`_pushed_apart`), neither ball at rest stayed put, and they closed in."""
+        sig = self.settings.sigma_mm
+        if nudged(self.s, ia, ib, f, self.R, sig) or nudged(self.s, ib, ia, f, self.R, sig):
+            return True
+        if gap > tight and not self._pushed_apart(ia, ib, f):
+            return False  # near, but neither path shows the push of a contact
+        if untouched(self.s, ia, ib, f, self.R, sig) or untouched(self.s, ib, ia, f, self.R, sig):
+            return False  # a ball at rest that stayed put took no push
+        return self.closing(ia, ib, f)
 
     def _scan(self, moves: list[Movement], contacts, add_contact, set_off) -> None:
         """Contacts from the balls' velocity changes (:func:`vision.impulse.impulse_scan`)
