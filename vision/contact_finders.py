@@ -114,10 +114,10 @@ class ContactFinders:
             and any(np.linalg.norm(rest[b] - rest[c]) - 2 * self.R < NEAR * tol for c in comp)
         ]
 
-        def solve(striker: str, c: str) -> list[RackContact]:
-            """The rack's contacts when ``striker`` hit member ``c``."""
+        def solve(striker: str, c: str, f: float) -> list[RackContact]:
+            """The rack's contacts when ``striker`` hit member ``c`` at about ``f``."""
             members = comp + [b for b in ring if b != striker]
-            args = (starts[c], members, rest, self.R, tol, thr, starts.get(striker))
+            args = (f, members, rest, self.R, tol, thr, starts.get(striker))
             floor = RACK_NOISE_SIGMAS * self.sigma_move
             found = rack_contacts(self.s, striker, c, *args, self._motion(), floor)
             added, never = self._rack_model(striker, comp, rest, found, tol, args[-1])
@@ -127,7 +127,7 @@ class ContactFinders:
         for c in early:
             p = self.partner(c, rest[c], starts[c], started=starts, exclude=out)
             if p is not None:
-                return set(comp), solve(p[0], c)
+                return set(comp), solve(p[0], c, starts[c])
         # a start dated a little early misses the partner by more than its tolerance:
         # the moving ball that came nearest to a member that started then
         best: tuple[float, str, str] | None = None
@@ -145,10 +145,46 @@ class ContactFinders:
                     gap = abs(float(np.linalg.norm(q - rest[c])) - 2 * self.R)
                     if gap < 0.5 * self.R + 0.5 * sp and (best is None or gap < best[0]):
                         best = (gap, other, c)
-        if best is None:
+        if best is not None:
+            return set(comp), solve(best[1], best[2], starts[best[2]])
+        if not early:
             return None
-        _, striker, c = best
-        return set(comp), solve(striker, c)
+        # the ball struck may take the hit and pass it on too slowly to show a start of its
+        # own (a rack's apex creeps under a mm a frame): the moving ball that reached any
+        # member, about when the members that did start set off
+        hit = self._reached_member(comp, rest, out, tol, m.start_f - 1.0)
+        return None if hit is None else (set(comp), solve(*hit))
+
+    def _reached_member(
+        self,
+        comp: list[str],
+        rest: dict[str, np.ndarray],
+        out: frozenset[str],
+        tol: float,
+        lo: float,
+    ) -> tuple[str, str, float] | None:
+        """(striker, member, fractional frame) of the first moving ball from outside the
+        cluster ``comp`` (``out``) whose centre's straight motion (:meth:`pos_before`)
+        comes within one diameter and ``tol`` mm of a member's rest position (table mm),
+        searched from frame ``lo`` over ``RACK_SETOFF_FRAMES + 2`` frames, and whose path
+        bends there (:func:`vision.contact_checks.bent`: it stopped or turned at the rack;
+        a ball grazing past on its way keeps its line). None when no ball did."""
+        friction = slide_decel(self.s.fps)
+        for g in np.arange(lo, lo + RACK_SETOFF_FRAMES + 2.0 + 1e-9, 0.1):
+            for b, other in enumerate(self.s.ids):
+                if other in out or other in self.skittles:
+                    continue
+                if self.speed_before(b, float(g)) < 2.0 * self.settings.move_mm:
+                    continue
+                p = self.pos_before(b, float(g))
+                if p is None:
+                    continue
+                k = int(np.floor(g))
+                for c in comp:
+                    near = np.linalg.norm(p - rest[c]) < 2 * self.R + tol
+                    if near and bent(self.s, b, k - 1, k + 3, self.sigma_move, friction):
+                        return other, c, float(g)
+        return None
 
     def _reached(self, c: RackContact, rest: dict[str, np.ndarray], tol: float) -> RackContact:
         """Contact ``c`` of a frozen cluster, dated when its striking ball's centre (its
