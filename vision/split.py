@@ -221,7 +221,7 @@ def fit_blob(
     centres, unexplained = _best_split(mask, pts, r, lo, hi, coarse, splits, warm)
     if _packed.PACKED and rack_like and n_est >= _packed.PACKED_FROM and unexplained <= 0.12:
         centres, unexplained = _packed_split(
-            mask, r, lo, hi, coarse, centres, unexplained, splits, warm
+            mask, pts, r, (lo, hi), coarse, centres, unexplained, splits, warm
         )
     if unexplained <= 0.12:
         return BlobFit(centres, residual=unexplained, splits=splits)
@@ -278,9 +278,9 @@ def _best_split(
 
 def _packed_split(
     mask: np.ndarray,
+    pts: np.ndarray,
     r: float,
-    lo: int,
-    hi: int,
+    counts: tuple[int, int],
     coarse: bool,
     plain: np.ndarray,
     rest: float,
@@ -288,17 +288,28 @@ def _packed_split(
     warm: dict | None = None,
 ) -> tuple[np.ndarray, float]:
     """A rack's split with its holes filled (``vision.packed``) where it finds balls the
-    plain split ``plain`` (K,2 work px, ``rest`` unexplained) misses; else the plain one.
-    ``splits``: the plain split's k-means runs (k -> centres), reused where no hole was
-    filled (the same pixels), and so are the ``warm`` starts (:func:`_best_split`)."""
+    plain split ``plain`` (K,2 work px, ``rest`` unexplained; tried over ``counts``: lo,
+    hi balls) misses; else the best split of the blob's own pixels ``pts`` into lo up to
+    as many balls as the filled blob is tried with, where that has more than hi balls (it
+    fits the blob better than every plain count) and finds balls the plain one misses (a
+    rack of balls each thinned to a ring, its area short of its balls', its gaps not
+    enclosed: the filled pixels' k-means can settle worse than the plain pixels'); else
+    the plain one. ``splits``: the plain split's k-means runs (k -> centres), reused where
+    no hole was filled (the same pixels), and so are the ``warm`` starts
+    (:func:`_best_split`)."""
+    lo, hi = counts
     filled, top = _packed.packed(mask, r, lo, hi)
     ys, xs = np.nonzero(filled)
-    pts = np.stack((xs, ys), axis=1).astype(np.float32)
+    full = np.stack((xs, ys), axis=1).astype(np.float32)
     same = filled is mask  # fill_holes returns the mask itself when it has no hole
     memo, start = (splits, warm) if same else (None, None)
-    more, left = _best_split(filled, pts, r, lo, top, coarse, memo, start)
+    more, left = _best_split(filled, full, r, lo, top, coarse, memo, start)
     if left <= 0.12 and _packed.accept(filled, r, plain, more):
         return more, left
+    if not same and top > hi:  # the plain counts run on: kept where one past hi fits best
+        more, left = _best_split(mask, pts, r, lo, top, coarse, splits, warm)
+        if len(more) > hi and left <= 0.12 and _packed.accept(filled, r, plain, more):
+            return more, left
     return plain, rest
 
 
