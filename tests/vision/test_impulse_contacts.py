@@ -348,3 +348,44 @@ def test_a_striker_between_two_members_hits_both(j):
         frozenset("ca"),
         frozenset("cb"),
     }
+
+
+@pytest.mark.parametrize(
+    ("theta", "j", "noise", "pairs"),
+    [
+        (25.0, 110.0, 0.0, {"c-a", "a-b", "a-d"}),
+        (25.0, 110.0, 0.2, {"c-a", "a-b", "a-d"}),
+        (25.0, 90.0, 0.0, {"c-a", "a-b", "a-d"}),
+        (30.0, 100.0, 0.0, {"c-a", "a-d"}),  # the line of centres a-d: b takes nothing
+        (30.0, 100.0, 0.2, {"c-a", "a-d"}),
+    ],
+)
+def test_a_striker_turned_away_by_the_apex_reaches_no_ball_behind_it(theta, j, noise, pairs):
+    """``c`` at 150 mm/frame along x hits the apex ``a`` of a rack (``b``, ``d`` behind it,
+    touching it at -30 and +30 degrees) along a line of centres ``theta`` degrees off x
+    with ``j`` mm/frame; ``a``, backed by the rack, stays put and hands the push on to
+    ``b`` and ``d``; ``c`` turns away at 60-70 mm/frame, so ``b`` and ``d`` lie within
+    its speed after of where it hit, but its path never comes within a diameter of
+    either. The push runs c-a-b/d, not from ``c`` to ``d`` directly (which reads as
+    well: ``a`` takes and hands on equal pushes). Noise: mm an axis, seeded."""
+    f0, n = 10.4, 24
+    th = np.radians(theta)
+    u = np.array([np.cos(th), np.sin(th)])
+    nb, nd = np.array([np.sqrt(3) / 2, -0.5]), np.array([np.sqrt(3) / 2, 0.5])
+    jb, jd = np.linalg.solve(np.c_[nb, nd], j * u)
+    a = np.array([1500.0, 700.0])
+    tau = np.arange(n) - f0
+    vc = np.array([150.0, 0.0]) - j * u
+    c = a - 2 * R * u + np.where(tau[:, None] < 0, np.outer(tau, (150.0, 0.0)), np.outer(tau, vc))
+    paths = {
+        "a": np.tile(a, (n, 1)),
+        "b": _sliding(a + 2 * R * nb, jb * nb, f0, n),
+        "d": _sliding(a + 2 * R * nd, jd * nd, f0, n),
+        "c": c,
+    }
+    rng = np.random.default_rng(0)
+    s = _series({k: p + rng.normal(0.0, noise, p.shape) for k, p in paths.items()})
+    rest = rest_positions(s, f0, {"c"})
+    motion = (max(noise, 0.05), 0.18, max(noise, 0.05))
+    found = rack_contacts(s, "c", "a", f0, ["a", "b", "d"], rest, R, 3.0, 0.3, motion=motion)
+    assert {f"{x.striker}-{x.struck}" for x in found} == pairs
