@@ -26,7 +26,10 @@ prints a table and writes ``OUT/live_events.json``.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import numpy as np
 
 from bench.score import score_match
 from contract.calib import read_calibration
@@ -40,6 +43,19 @@ from vision.shots import ShotSettings
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "videos"
 GOAL_S = 0.5  # issue 5: a shot's events within this long after its rest state is confirmed
 HOLD_S = 2.0  # after the clip, its last frame fed again this long (the camera goes on)
+
+
+def _camera(src: VideoSource, hold: int) -> Iterator[np.ndarray]:
+    """The frames (BGR) of ``src`` one at a time, decoded outside the worker's timing,
+    then its last one ``hold`` times more: a camera goes on sending frames after the
+    recording ends."""
+    last = None
+    with src:
+        for frame in src:
+            last = frame.image
+            yield last
+    for _ in range(hold if last is not None else 0):
+        yield last
 
 
 def live_clip(mp4: Path) -> dict:
@@ -56,11 +72,7 @@ def live_clip(mp4: Path) -> dict:
     rows: list[dict] = []
     walls: list[float] = []
     k, done = 0, 0.0  # done: when the worker finished the frame before (s, stream clock)
-    with src:
-        frames = [f.image for f in src]  # decoded first: the camera's frames cost nothing here
-    # a camera goes on sending frames after the recording ends: its last one, held
-    frames += [frames[-1]] * int(HOLD_S * fps) if frames else []
-    for img in frames:
+    for img in _camera(src, int(HOLD_S * fps)):
         w0, c0 = time.perf_counter(), time.process_time()
         out = proc(img, k / fps)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.rack_solve import touching_positions
-from vision.series import line_fit
+from vision.series import frames_before, line_fit
 
 E_BALL = 0.95  # restitution of phenolic balls (0.92-0.98)
 MAX_IMPACTS = 2000  # a run stops after this many impacts (a jam of resting contacts)
@@ -143,10 +143,7 @@ def straight_run(xy: np.ndarray, f0: float, since: float | None, tol: float) -> 
     Only the distance across counts: along it the cloth slows the ball (a straight fit
     in time leaves a slide's deceleration there, mm on end)."""
     k = int(np.floor(f0))
-    fr = np.arange(max(0, k - RUN_FRAMES + 1), k + 1)
-    if since is not None:
-        fr = fr[fr >= since]
-    fr = fr[~np.isnan(xy[fr, 0])]
+    fr = frames_before(xy, f0, since, RUN_FRAMES)
     while len(fr) > 3:
         a, v = line_fit((fr - k).astype(float), xy[fr])
         u = v / max(float(np.linalg.norm(v)), 1e-12)

@@ -188,13 +188,13 @@ def rest_position(xy: np.ndarray) -> np.ndarray:
     return np.median(xy[ok], axis=0)
 
 
-def frames_before(xy: np.ndarray, f0: float, since: float | None = None) -> np.ndarray:
+def frames_before(xy: np.ndarray, f0: float, since: float | None = None, n: int = 3) -> np.ndarray:
     """Series indices of a ball's measured samples (``xy`` (F, 2) mm, NaN = none) among
-    the three up to ``floor(f0)``, those from ``since`` on (when it started or was last
+    the ``n`` up to ``floor(f0)``, those from ``since`` on (when it started or was last
     hit then: earlier samples are another motion): its straight run before a hit at
     ``f0``."""
     k = int(np.floor(f0))
-    fr = np.arange(max(0, k - 2), k + 1)
+    fr = np.arange(max(0, k - n + 1), k + 1)
     if since is not None:
         fr = fr[fr >= since]
     return fr[~np.isnan(xy[fr, 0])]
