@@ -69,6 +69,10 @@ class Event(BaseModel):
     by: str | None = None
     at: tuple[float, float] | None = None
     impulse: float | None = None
+    uncertain: str | None = None
+    """Contract §8/§11: why the vision is not sure this event happened as read (None: sure).
+    The adjudicator judges the shot both with and without it; where the verdicts differ the
+    referee is asked."""
 
     @model_validator(mode="after")
     def _required(self) -> Event:

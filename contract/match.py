@@ -81,6 +81,11 @@ class Verdict(_Frozen):
     rule_refs: tuple[str, ...] = ()
     reasons: tuple[dict[str, str], ...] = ()
     options: tuple[str, ...] = ()
+    uncertain: str | None = None
+    """Contract §11: why tablemon is not sure of this verdict (None: sure)."""
+    readings: tuple[Verdict, ...] = ()
+    """Contract §11: the other ways the shot could be judged, most likely first (the verdict
+    itself is the most likely reading and is not repeated here)."""
 
 
 class Call(_Frozen):
@@ -107,6 +112,62 @@ class RefereeInput(_Frozen):
     restore: bool = False
     end_frame: Player | None = None
     take_ball: str | None = None
+    answers: dict[str, str] = Field(default_factory=dict)
+    """Contract §11: the referee's answers to this shot's questions, ``about`` -> option key
+    (``{"verdict": "no_contact:yellow-w3"}``); the adjudicator judges the chosen reading."""
+
+
+class Span(_Frozen):
+    """A stretch of video frames, ``from`` and ``to`` inclusive (contract §11 ``unseen``)."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="allow", populate_by_name=True, serialize_by_alias=True
+    )
+
+    start: int = Field(ge=0, alias="from")
+    stop: int = Field(ge=0, alias="to")
+
+
+class Lost(_Frozen):
+    """A ball the vision did not see from frame ``from`` to ``to`` during a shot (extension
+    of contract §11): what it did meanwhile is unknown, so its events there are missing."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="allow", populate_by_name=True, serialize_by_alias=True
+    )
+
+    ball: str
+    start: int = Field(ge=0, alias="from")
+    stop: int = Field(ge=0, alias="to")
+    near: str | None = None
+    """The pocket it was lost near, when it was (a ball lost at a mouth may have fallen)."""
+
+
+QuestionAbout = Literal["verdict", "event", "number", "lag", "unseen", "calibration"]
+
+
+class Option(_Frozen):
+    """One answer the referee may give to a question: a stable ``key`` (what is stored as the
+    answer), a ``label`` to show, and the verdict the shot gets under it (where it has one)."""
+
+    key: str
+    label: str
+    verdict: Verdict | None = None
+
+
+class Question(_Frozen):
+    """Contract §11: one doubt the referee must settle. ``frames`` are the decisive stills;
+    ``answer`` is the chosen option's key (None while open), ``by``/``at`` who and when."""
+
+    id: str
+    shot: int | None = None
+    about: QuestionAbout
+    why: str
+    options: tuple[Option, ...] = ()
+    frames: tuple[int, ...] = ()
+    answer: str | None = None
+    by: str | None = None
+    at: str | None = None
 
 
 class Shot(_Frozen):
@@ -119,6 +180,9 @@ class Shot(_Frozen):
     rest: dict[str, tuple[float, float]] = Field(default_factory=dict)
     verdict: Verdict | None = None
     referee: RefereeInput | None = None
+    unseen: Span | None = None
+    """Contract §11: the shot's motion fell in frames that were not processed (from, to)."""
+    lost: tuple[Lost, ...] = ()
 
     @field_validator("events")
     @classmethod
@@ -153,6 +217,10 @@ class Match(_Frozen):
     score: dict[str, int] = Field(default_factory=lambda: {"A": 0, "B": 0})
     start: MatchStart | None = None
     events: tuple[Event, ...] = ()  # video-level events outside shots (camera_moved ...)
+    questions: tuple[Question, ...] = ()
+    """Contract §11: one per doubt; ``score`` counts what is settled, ``pending`` the rest."""
+    pending: dict[str, dict[str, dict[str, int]]] = Field(default_factory=dict)
+    """Contract §11: open question id -> option key -> what each player gains under it."""
 
 
 def _first_error(e: ValidationError) -> tuple[str, str]:
