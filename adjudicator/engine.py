@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from adjudicator.asking import Asker
 from adjudicator.base import MatchSettings, MatchState, frozen_map, rules_for
 from adjudicator.pyramid.view import view
-from contract.match import Match, RefereeInput, Shot
+from contract.match import Match, Question, RefereeInput, Shot
 
 PREMIUM_GAMES = ("pyramid-combined", "pyramid-dynamic")
 
@@ -62,33 +63,72 @@ def replay_states(
     match: Match, settings: MatchSettings | None = None
 ) -> tuple[tuple[Shot, ...], tuple[MatchState, ...]]:
     """Judge every shot in order: the judged shots and the state after each."""
+    shots, states, _ = judge_all(match, settings)
+    return shots, states
+
+
+def judge_all(
+    match: Match, settings: MatchSettings | None = None
+) -> tuple[tuple[Shot, ...], tuple[MatchState, ...], tuple[Question, ...]]:
+    """Judge every shot in order with its doubts (:mod:`adjudicator.asking`): the judged
+    shots, the state after each and the questions for the referee (answered ones included,
+    with their answers)."""
     s = settings_for(match, settings)
     rules = rules_for(s.game)
-    state = start_state(match, s)
-    shots = match.shots
-    out: list[Shot] = []
-    states: list[MatchState] = []
-    premium = s.game in PREMIUM_GAMES
-    for i, shot in enumerate(shots):
-        judged_in = shot
-        if premium:
-            judged_in = _infer_take_ball(shot, shots[i + 1] if i + 1 < len(shots) else None)
-        verdict = rules.judge(state, judged_in)
-        state = rules.apply(state, judged_in, verdict)
-        out.append(shot.model_copy(update={"verdict": verdict}))
-        states.append(state)
-    return tuple(out), tuple(states)
+    fps = match.video.fps if match.video is not None else 30.0
+    asker = Asker(
+        rules,
+        fps,
+        premium=s.game in PREMIUM_GAMES,
+        carom=s.game == "carom-5pin",
+        infer=_infer_take_ball,
+    )
+    return asker.run(start_state(match, s), match.shots)
+
+
+def settled_score(
+    shots: tuple[Shot, ...], states: tuple[MatchState, ...], questions: tuple[Question, ...]
+) -> tuple[dict[str, int], dict[str, dict[str, dict[str, int]]]]:
+    """Contract §11: the score of the last frame counting only settled shots, and for each
+    open question what each player gains under each option."""
+    final = states[-1]
+    score = {"A": 0, "B": 0} | {k: int(v) for k, v in final.score.items()}
+    pending: dict[str, dict[str, dict[str, int]]] = {}
+    by_index = {sh.index: (sh, st) for sh, st in zip(shots, states, strict=True)}
+    for q in questions:
+        if q.answer is not None or q.shot not in by_index:
+            continue
+        shot, after = by_index[q.shot]
+        pending[q.id] = {
+            o.key: {p: int(o.verdict.scored.get(p, 0)) for p in ("A", "B")}
+            for o in q.options
+            if o.verdict is not None
+        }
+        if after.frame_no == final.frame_no and shot.verdict is not None:
+            for p in ("A", "B"):
+                score[p] -= int(shot.verdict.scored.get(p, 0))
+    return score, pending
 
 
 def judge_match(
     match: Match, settings: MatchSettings | None = None
 ) -> tuple[Match, tuple[MatchState, ...]]:
     """Recompute every verdict of ``match`` and fill ``match.score`` (points of the last
-    frame played). Returns the judged match and the state after each shot."""
+    frame played, settled shots only), ``questions`` and ``pending`` (contract §11).
+    Returns the judged match and the state after each shot."""
     s = settings_for(match, settings)
-    shots, states = replay_states(match, s)
-    final = states[-1] if states else start_state(match, s)
+    shots, states, questions = judge_all(match, s)
+    if states:
+        score, pending = settled_score(shots, states, questions)
+    else:
+        score, pending = dict(start_state(match, s).score), {}
     judged = match.model_copy(
-        update={"shots": shots, "score": dict(final.score), "game": type(match.game)(s.game)}
+        update={
+            "shots": shots,
+            "score": score,
+            "questions": questions,
+            "pending": pending,
+            "game": type(match.game)(s.game),
+        }
     )
     return judged, states

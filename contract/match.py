@@ -83,6 +83,9 @@ class Verdict(_Frozen):
     options: tuple[str, ...] = ()
     uncertain: str | None = None
     """Contract §11: why tablemon is not sure of this verdict (None: sure)."""
+    player: Player | None = None
+    """Who played the shot, as the adjudicator judged it (the shot's ``player`` when given,
+    else whose turn it was)."""
     readings: tuple[Verdict, ...] = ()
     """Contract §11: the other ways the shot could be judged, most likely first (the verdict
     itself is the most likely reading and is not repeated here)."""

@@ -1,0 +1,271 @@
+"""The match judged shot by shot with its doubts: uncertain verdicts and the referee's questions.
+
+For each shot the :class:`Asker` judges every reading its doubts allow
+(:mod:`adjudicator.doubt`) from the same state. Readings that agree as the shooter sees them
+are one verdict, given as sure; readings that disagree make the verdict ``uncertain`` with
+the others as ``readings`` and one question (contract §11). A contradiction (no rest between
+two shots, two strikes in one, balls changed between shots, frames not seen) is always a
+question. The referee's answer (``RefereeInput.answers``) picks a reading; the state goes on
+from it, so every later verdict is judged again from the corrected state. While a question
+is open the state goes on from the most likely reading (the shot as read).
+
+Carom: the ball a player strikes names the player (white is A's, yellow B's by default): a
+shot struck with the other player's ball is played by its owner, said in the verdict, and
+the shot before, whose verdict gave the turn to the wrong player, is asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from adjudicator.base import GameRules, MatchState, other
+from adjudicator.doubt import (
+    Reading,
+    as_shooter_sees,
+    between,
+    merged,
+    no_rest_after,
+    readings,
+    split,
+    strikes,
+    unseen,
+)
+from contract.events import EventType
+from contract.match import Option, Question, Shot, Verdict
+
+Infer = Callable[[Shot, Shot | None], Shot]
+
+
+def _reason(en: str, ru: str) -> dict[str, str]:
+    return {"en": en, "ru": ru}
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """One reading judged: its verdict and the state after it."""
+
+    reading: Reading
+    verdict: Verdict
+    after: MatchState
+    skip_next: bool = False
+
+
+class Asker:
+    """Judges a shot list with its doubts. ``fps``: the video's frame rate (the rest check);
+    ``premium``: combined/dynamic (the taken ball is inferred from the next shot);
+    ``carom``: 5-pin (the struck ball names the player)."""
+
+    def __init__(
+        self, rules: GameRules, fps: float, *, premium: bool, carom: bool, infer: Infer | None
+    ) -> None:
+        self.rules = rules
+        self.fps = fps
+        self.infer = infer if premium else None
+        self.carom = carom
+
+    # ------------------------------------------------------------------ one reading
+    def _judge(self, state: MatchState, reading: Reading, kind: str, nxt: Shot | None) -> _Judged:
+        shot = reading.shot
+        if kind == "split":
+            first, second = split(shot, reading.frames[0])
+            v1 = self.rules.judge(state, first)
+            mid = self.rules.apply(state, first, v1)
+            v2 = self.rules.judge(mid, second)
+            after = self.rules.apply(mid, second, v2)
+            then = v2.model_dump(mode="json", exclude_none=True)
+            return _Judged(reading, v1.model_copy(update={"then": then}), after)
+        if self.infer is not None:
+            shot = self.infer(shot, nxt)
+        v = self.rules.judge(state, shot)
+        return _Judged(reading, v, self.rules.apply(state, shot, v), skip_next=kind == "merge")
+
+    def _structural(
+        self, state: MatchState, shot: Shot, prev: Shot | None, respot: Sequence[str], nxt
+    ) -> tuple[list[str], list[tuple[Reading, str, MatchState]]]:
+        """Contradictions of ``shot`` and the readings that would resolve them:
+        (reading, kind, state to judge it from)."""
+        why: list[str] = []
+        out: list[tuple[Reading, str, MatchState]] = []
+        if nxt is not None and (w := no_rest_after(shot, nxt, self.fps)):
+            why.append(w)
+            label = f"one shot with shot {nxt.index} (cut in two by mistake)"
+            out.append(
+                (Reading("merge", label, merged(shot, nxt), (nxt.start.frame,)), "merge", state)
+            )
+        hits = strikes(shot)
+        if len(hits) > 1:
+            f = hits[1].frame
+            why.append(f"two strikes in one shot (frames {hits[0].frame} and {f})")
+            label = f"two shots, the second from frame {f}"
+            out.append((Reading(f"split@{f}", label, shot, (f,)), "split", state))
+        for w in (between(prev, respot, shot, pockets=not self.carom), unseen(shot)):
+            if w:
+                why.append(w)
+        if len(why) > len(out):  # a shot missed or not seen: the turn may have passed
+            flip = other(state.turn)
+            label = f"a shot was missed before: player {flip} is at the table"
+            out.append((Reading("missed", label, shot), "as_read", replace(state, turn=flip)))
+        return why, out
+
+    # ------------------------------------------------------------------ one shot
+    def shot(
+        self,
+        state: MatchState,
+        shot: Shot,
+        prev: Shot | None,
+        respot: Sequence[str],
+        nxt: Shot | None,
+    ) -> tuple[Verdict, MatchState, Question | None, bool]:
+        """The verdict of ``shot``, the state after it, its question (None when sure) and
+        whether the next shot was merged into it by the referee's answer."""
+        why, structural = self._structural(state, shot, prev, respot, nxt)
+        judged: list[_Judged] = []
+        for r in readings(shot):
+            try:
+                judged.append(self._judge(state, r, "as_read", nxt))
+            except ValueError:
+                if r.key == "as_read":
+                    raise
+        for r, kind, st in structural:
+            try:
+                judged.append(self._judge(st, r, kind, nxt))
+            except ValueError:
+                continue
+        shooter = shot.player or state.turn
+        distinct: list[_Judged] = []
+        for j in judged:
+            seen = [as_shooter_sees(d.verdict, shooter) for d in distinct]
+            if (
+                as_shooter_sees(j.verdict, shooter) not in seen
+                or j.reading.key
+                in (
+                    "merge",
+                    "missed",
+                )
+                or j.reading.key.startswith("split@")
+            ):
+                distinct.append(j)
+        judged = [
+            replace(j, verdict=j.verdict.model_copy(update={"player": shooter})) for j in judged
+        ]
+        answer = (shot.referee.answers.get("verdict") if shot.referee else None) or None
+        first = judged[0]
+        chosen = next((j for j in judged if j.reading.key == answer), None)
+        if len(distinct) == 1 and not why:
+            return first.verdict, first.after, None, False
+        doubts = [j.reading for j in distinct[1:]]
+        text = "; ".join(why) or "the verdict depends on " + " or ".join(
+            r.label for r in doubts[:3]
+        )
+        frames = tuple(sorted({f for r in doubts for f in r.frames})) or (shot.start.frame,)
+        q = Question(
+            id="",
+            shot=shot.index,
+            about="unseen" if shot.unseen is not None else "verdict",
+            why=text,
+            options=tuple(
+                Option(key=j.reading.key, label=j.reading.label, verdict=j.verdict)
+                for j in distinct
+            ),
+            frames=frames,
+            answer=chosen.reading.key if chosen else None,
+        )
+        if chosen is not None:
+            note = _reason(
+                f"Settled by the referee: {chosen.reading.label}",
+                f"Решение судьи: {chosen.reading.label}",
+            )
+            v = chosen.verdict.model_copy(update={"reasons": (*chosen.verdict.reasons, note)})
+            return v, chosen.after, q, chosen.skip_next
+        v = first.verdict.model_copy(
+            update={"uncertain": text, "readings": tuple(j.verdict for j in distinct[1:])}
+        )
+        return v, first.after, q, False
+
+    # ------------------------------------------------------------------ the match
+    def _carom_player(self, state: MatchState, shot: Shot) -> tuple[MatchState, str | None]:
+        """Carom: a shot struck with the other player's ball is that player's."""
+        if not self.carom or state.frame_over or state.match_over:
+            return state, None
+        balls = state.extra.get("balls") or {"A": "white", "B": "yellow"}
+        hit = next((e.ball for e in shot.events if e.type is EventType.STRIKE), None)
+        owner = next((p for p, b in balls.items() if b == hit), None)
+        if owner is None or owner == state.turn:
+            return state, None
+        why = f"shot {shot.index} was struck with {hit}, player {owner}'s ball"
+        return replace(state, turn=owner, cue_ball=hit), why
+
+    def run(
+        self, state: MatchState, shots: Sequence[Shot]
+    ) -> tuple[tuple[Shot, ...], tuple[MatchState, ...], tuple[Question, ...]]:
+        """Judge ``shots`` in order from ``state``."""
+        out: list[Shot] = []
+        states: list[MatchState] = []
+        questions: list[Question] = []
+        prev: Shot | None = None
+        respot: tuple[str, ...] = ()
+        skip = False
+        for i, shot in enumerate(shots):
+            nxt = shots[i + 1] if i + 1 < len(shots) else None
+            if skip:  # the referee made this shot part of the one before
+                note = _reason(
+                    f"Part of shot {prev.index if prev else '?'} (the referee's answer)",
+                    f"Часть удара {prev.index if prev else '?'} (решение судьи)",
+                )
+                v = Verdict(legal=True, next=state.turn, reasons=(note,))
+                out.append(shot.model_copy(update={"verdict": v}))
+                states.append(state)
+                skip = False
+                continue
+            if state.match_over:  # a shot after the end: something was misread before
+                why = f"shot {shot.index} was played after the match was over"
+                v = Verdict(legal=True, next=state.turn, uncertain=why)
+                q = Question(id=f"q{len(questions) + 1}", shot=shot.index, about="verdict",
+                             why=why, frames=(shot.start.frame,))  # fmt: skip
+                questions.append(q)
+                out.append(shot.model_copy(update={"verdict": v}))
+                states.append(state)
+                continue
+            state, named = self._carom_player(state, shot)
+            if named and out:
+                self._ask_before(out, questions, named)
+            v, state, q, skip = self.shot(state, shot, prev, respot, nxt)
+            if named:
+                note = _reason(
+                    f"The struck ball names the player: {named}",
+                    f"Игрока определяет битый шар: {named}",
+                )
+                v = v.model_copy(update={"reasons": (*v.reasons, note)})
+            if q is not None:
+                questions.append(q.model_copy(update={"id": f"q{len(questions) + 1}"}))
+            out.append(shot.model_copy(update={"verdict": v}))
+            states.append(state)
+            prev, respot = shot, tuple(r.id for r in v.respot)
+        return tuple(out), tuple(states), tuple(questions)
+
+    @staticmethod
+    def _ask_before(out: list[Shot], questions: list[Question], why: str) -> None:
+        """The shot before gave the turn to the wrong player: its verdict is asked (unless
+        it already is)."""
+        last = out[-1]
+        v = last.verdict
+        if v is None or v.uncertain or any(q.shot == last.index for q in questions):
+            return
+        text = f"{why}, so this shot's turn was read wrong"
+        answer = last.referee.answers.get("verdict") if last.referee else None
+        if answer is None:
+            v2 = v.model_copy(update={"uncertain": text})
+            out[-1] = last.model_copy(update={"verdict": v2})
+        opt = Option(key="as_read", label="as the camera read it", verdict=v)
+        questions.append(
+            Question(
+                id=f"q{len(questions) + 1}",
+                shot=last.index,
+                about="verdict",
+                why=text,
+                options=(opt,),
+                frames=(last.end.frame,),
+                answer=answer,
+            )
+        )
