@@ -51,6 +51,13 @@ class _Judged:
     skip_next: bool = False
 
 
+def _last(j: _Judged, v: Verdict) -> MatchState:
+    """The state after ``j`` with ``v`` (its verdict as finally given) as the last verdict."""
+    if j.after.last_verdict is j.verdict or j.after.last_verdict == j.verdict:
+        return replace(j.after, last_verdict=v)
+    return j.after
+
+
 class Asker:
     """Judges a shot list with its doubts. ``fps``: the video's frame rate (the rest check);
     ``premium``: combined/dynamic (the taken ball is inferred from the next shot);
@@ -69,16 +76,21 @@ class Asker:
         shot = reading.shot
         if kind == "split":
             first, second = split(shot, reading.frames[0])
-            v1 = self.rules.judge(state, first)
+            v1 = self._verdict(state, first)
             mid = self.rules.apply(state, first, v1)
-            v2 = self.rules.judge(mid, second)
+            v2 = self._verdict(mid, second)
             after = self.rules.apply(mid, second, v2)
             then = v2.model_dump(mode="json", exclude_none=True)
             return _Judged(reading, v1.model_copy(update={"then": then}), after)
         if self.infer is not None:
             shot = self.infer(shot, nxt)
-        v = self.rules.judge(state, shot)
+        v = self._verdict(state, shot)
         return _Judged(reading, v, self.rules.apply(state, shot, v), skip_next=kind == "merge")
+
+    def _verdict(self, state: MatchState, shot: Shot) -> Verdict:
+        """The rules' verdict, saying whom it was judged for."""
+        v = self.rules.judge(state, shot)
+        return v.model_copy(update={"player": shot.player or state.turn})
 
     def _structural(
         self, state: MatchState, shot: Shot, prev: Shot | None, respot: Sequence[str], nxt
@@ -146,9 +158,6 @@ class Asker:
                 or j.reading.key.startswith("split@")
             ):
                 distinct.append(j)
-        judged = [
-            replace(j, verdict=j.verdict.model_copy(update={"player": shooter})) for j in judged
-        ]
         answer = (shot.referee.answers.get("verdict") if shot.referee else None) or None
         first = judged[0]
         chosen = next((j for j in judged if j.reading.key == answer), None)
@@ -177,11 +186,11 @@ class Asker:
                 f"Решение судьи: {chosen.reading.label}",
             )
             v = chosen.verdict.model_copy(update={"reasons": (*chosen.verdict.reasons, note)})
-            return v, chosen.after, q, chosen.skip_next
+            return v, _last(chosen, v), q, chosen.skip_next
         v = first.verdict.model_copy(
             update={"uncertain": text, "readings": tuple(j.verdict for j in distinct[1:])}
         )
-        return v, first.after, q, False
+        return v, _last(first, v), q, False
 
     # ------------------------------------------------------------------ the match
     def _carom_player(self, state: MatchState, shot: Shot) -> tuple[MatchState, str | None]:
