@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from vision.classify import MODEL_DIR, BallClassifier
+from vision.detect.classify import MODEL_DIR, BallClassifier
 
 # name, scenario, seed, size, strokes kept (0: all): bench_vision's pyramid clips, three
 # more at 1080p, and two more breaks at 720p (balls 10-10.6 px in radius) whose seeds were
@@ -123,12 +123,12 @@ def live_rows(base: Path, reader_dir: Path | None = None, min_read_px: float | N
 
     from contract.calib import read_calibration
     from contract.tables import load_table
-    from vision.capture import VideoSource
-    from vision.detect import Detector
+    from vision.capture.source import VideoSource
+    from vision.detect.detector import Detector
     from vision.replay import sample_frames
     from vision.stream import concat
-    from vision.track import Tracker
-    from vision.track_state import TrackerConfig
+    from vision.track.state import TrackerConfig
+    from vision.track.tracker import Tracker
 
     cfg = TrackerConfig()
     if min_read_px is not None:
@@ -142,7 +142,7 @@ def live_rows(base: Path, reader_dir: Path | None = None, min_read_px: float | N
         det.fit_background(sample_frames(path))
         tracker = Tracker(table, cfg)
         if reader_dir is not None:
-            from vision.numbers import NumberReader
+            from vision.numbers.reader import NumberReader
 
             tracker._reader = NumberReader.load(reader_dir)
         parts = [tracker.update(det.detect(fr), fr.image) for fr in src]
@@ -273,7 +273,7 @@ def run(
     min_read_px: float | None = None,
 ) -> dict:
     """Figures for ``tablemon bench ballnet`` (written to ``out_dir/ballnet.json``)."""
-    from vision.numbers import NumberReader
+    from vision.numbers.reader import NumberReader
 
     cv2.setNumThreads(1)
     clf = BallClassifier.load(threads=1)

@@ -171,8 +171,8 @@ def _ball_positions(img: np.ndarray, cal: Calibration, table: TableSpec) -> np.n
     """Ball centres in table mm (parallax-corrected): the vision's detector when it is
     there, else the simple blob finder above."""
     try:
-        from vision.capture import Frame
-        from vision.detect import Detector
+        from vision.capture.source import Frame
+        from vision.detect.detector import Detector
     except ImportError:
         return cal.pixel_to_table(_ball_centres(img, cal, table), table.ball_radius)
     det = Detector(cal, table, (img.shape[1], img.shape[0]))

@@ -56,8 +56,8 @@ from bench.score_observable import (
 from contract.events import EventType
 from contract.match import Match
 from contract.tracks import Tracks
-from vision.series import series_from_tracks
-from vision.shots import cut_tracks
+from vision.events.series import series_from_tracks
+from vision.events.shots import cut_tracks
 
 if TYPE_CHECKING:
     from contract.tables import TableSpec
@@ -158,7 +158,7 @@ def _predicted(res: ReplayResult, truth: Match, table: TableSpec) -> Match:
     """The replay's tracks cut into shots and events, as MATCH.json to score against
     ``truth`` (same game and table; the replay's top-level events kept)."""
     from contract.match import VideoInfo
-    from vision.shots import shots_from_tracks
+    from vision.events.shots import shots_from_tracks
 
     pred = Match(
         game=truth.game,

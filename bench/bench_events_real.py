@@ -5,7 +5,7 @@ Each clip in ``../shared/footage`` is calibrated automatically, tracked and cut 
 shots; the strikes and pockets found are listed beside the labelled ones (frame
 numbers as cv2 reads them) and matched within ±3 frames (pocket names by the labels'
 convention: front = the image's left). The frames in which the camera moved (no strike
-comes from them: ``vision.camera_motion``) are listed beside the person's notes on the
+comes from them: ``vision.base.camera_motion``) are listed beside the person's notes on the
 camera. Skips cleanly without the footage.
 """
 
@@ -20,8 +20,8 @@ from contract.calib import Calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo
 from contract.tables import TableSpec, load_table
+from vision.events.shots import shots_from_tracks
 from vision.replay import ReplayResult, track_video
-from vision.shots import shots_from_tracks
 
 FOOTAGE = Path(__file__).resolve().parents[1].parent / "shared" / "footage"
 WINDOW = 3

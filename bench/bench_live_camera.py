@@ -4,7 +4,7 @@ during a live session), beside ``tablemon replay`` on the same clip.
 ``clip``: a hand-held real clip (``../shared/footage/pool-uk8ball-overhead/break.mp4``:
 the camera reframes at 40-62 and swings from 305, by the person's labels in
 ``bench/real_labels.json``) calibrated automatically once; then tracked by the replay
-(:func:`vision.replay.track_video`, shots by :func:`vision.shots.shots_from_tracks`) and
+(:func:`vision.replay.track_video`, shots by :func:`vision.events.shots.shots_from_tracks`) and
 fed frame by frame through the live processor (:func:`vision.live.make_processor`, its
 reference the calibration's picture). Strikes, ``camera_moved`` (frames, and the frame
 the live worker told it on) and the ball counts at the labelled rest states are listed
@@ -35,10 +35,10 @@ from bench.label_tools import load_labels
 from contract.calib import Calibration, read_calibration
 from contract.match import Match, VideoInfo
 from contract.tables import load_table
-from vision.capture import open_capture
+from vision.capture.source import open_capture
+from vision.events.shots import shots_from_tracks
 from vision.live import make_processor
 from vision.replay import track_video
-from vision.shots import shots_from_tracks
 from vision.stream import concat
 
 CLIP = "pool-uk8ball-overhead/break.mp4"

@@ -16,7 +16,7 @@ last frame is fed again for ``HOLD_S`` (a camera goes on sending frames; a clip 
 inside a settle window). The first frame sets the worker up (background, drift watch)
 and is listed apart from the slowest of the others. The live shots and events are scored
 against the truth (``bench.score``, events within 3 frames) beside the replay's
-(:func:`vision.replay.track_video`, :func:`vision.shots.shots_from_tracks`).
+(:func:`vision.replay.track_video`, :func:`vision.events.shots.shots_from_tracks`).
 
     tablemon bench live_events [--out OUT]
 
@@ -36,9 +36,9 @@ from contract.calib import read_calibration
 from contract.events import Event
 from contract.match import Match, Shot, VideoInfo, read_match
 from contract.tables import load_table
-from vision.capture import VideoSource
+from vision.capture.source import VideoSource
+from vision.events.shots import ShotSettings
 from vision.live import make_processor
-from vision.shots import ShotSettings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "videos"
 GOAL_S = 0.5  # issue 5: a shot's events within this long after its rest state is confirmed

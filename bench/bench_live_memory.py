@@ -40,7 +40,7 @@ def child(base: str, frames: str, out: str, every: str) -> None:
     processor frame by frame (``t`` = index / fps), sampling RSS every ``every`` frames;
     JSON to ``out``."""
     from contract.calib import read_calibration
-    from vision.capture import LoopedSource
+    from vision.capture.source import LoopedSource
     from vision.live import make_processor
 
     calib = read_calibration(f"{base}.calib.json")

@@ -52,19 +52,19 @@ STAGES = "import sys\nfrom bench.bench_speed import stages_child\nstages_child(*
 # indented ones run inside "detect" (and "refine" inside "pack"); "crop+exposure" is the
 # work picture's crop (shared with the later stages) and the exposure check
 STAGE_FUNCS = (
-    ("decode", "vision.capture", "VideoSource._decode"),
+    ("decode", "vision.capture.source", "VideoSource._decode"),
     ("drift check", "vision.register", "DriftWatch.step"),
-    ("detect", "vision.detect", "Detector.detect"),
-    ("  crop+exposure", "vision.detect", "Detector._expose"),
-    ("  change test", "vision.detect", "Detector._changed"),
-    ("  foreground", "vision.detect", "Detector.foreground"),
-    ("  components", "vision.detect", "components"),
-    ("  isolation", "vision.detect", "isolated"),
-    ("  blob split", "vision.detect", "fit_blob"),
-    ("  pack", "vision.detect", "Detector._pack"),
-    ("    refine", "vision.detect", "refine_centres"),
-    ("  streaks", "vision.streak", "StreakWatch.look"),
-    ("track", "vision.track", "Tracker.update"),
+    ("detect", "vision.detect.detector", "Detector.detect"),
+    ("  crop+exposure", "vision.detect.detector", "Detector._expose"),
+    ("  change test", "vision.detect.detector", "Detector._changed"),
+    ("  foreground", "vision.detect.detector", "Detector.foreground"),
+    ("  components", "vision.detect.detector", "components"),
+    ("  isolation", "vision.detect.detector", "isolated"),
+    ("  blob split", "vision.detect.detector", "fit_blob"),
+    ("  pack", "vision.detect.detector", "Detector._pack"),
+    ("    refine", "vision.detect.detector", "refine_centres"),
+    ("  streaks", "vision.detect.streak", "StreakWatch.look"),
+    ("track", "vision.track.tracker", "Tracker.update"),
 )
 SPEED_LOOPS = 8  # the speed video: the 1080p clip this many times over (steady state)
 
@@ -147,7 +147,7 @@ def speed(base: Path, tmp: Path, loops: int = SPEED_LOOPS) -> dict:
         _, (yuv_cpu, _, _) = _child(DECODE_AV, [str(video)])
     except ImportError:
         pass
-    from vision.capture import VideoSource
+    from vision.capture.source import VideoSource
 
     with VideoSource(video) as src:
         fps = src.fps

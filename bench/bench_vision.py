@@ -12,7 +12,7 @@
   time of both, their ratios and the replay's peak RSS (``bench.bench_speed``).
 * Stages: the same replay in a one-core child with each stage's CPU time counted
   (``bench.bench_speed``): CPU ms a frame per stage.
-* Memory: the clip looped in-process (``vision.capture.LoopedSource``) for 30 minutes of
+* Memory: the clip looped in-process (``vision.capture.source.LoopedSource``) for 30 minutes of
   video (54000 frames) or as many as fit in ``MEMORY_BUDGET_S``; RSS sampled every
   ``RSS_EVERY`` frames: first, last, peak and the slope.
 
@@ -162,7 +162,7 @@ def memory_child(base: str, frames: str, budget_s: str, out: str, every: str) ->
     frames; JSON to ``out``."""
     import cv2
 
-    from vision.capture import Frame, LoopedSource
+    from vision.capture.source import Frame, LoopedSource
     from vision.replay import stream_video
 
     samples: list[tuple[int, float, float]] = []

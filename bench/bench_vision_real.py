@@ -21,8 +21,8 @@ from scipy.optimize import linear_sum_assignment
 
 from contract.calib import Calibration, CalibrationFile
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 FOOTAGE = Path(__file__).resolve().parents[2] / "shared" / "footage"
 SNOOKER = FOOTAGE / "snooker-small-ceiling"

@@ -11,7 +11,7 @@ import numpy as np
 
 from bench.score_events import _first_contact
 from contract.match import Match
-from vision.series import Series
+from vision.events.series import Series
 
 
 def occluded_share(truth_csv: Path) -> float:

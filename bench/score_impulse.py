@@ -25,7 +25,7 @@ import numpy as np
 from contract.events import EventType
 from contract.match import Match
 from contract.tracks import Tracks
-from vision.series import series_from_tracks
+from vision.events.series import series_from_tracks
 
 FIT_FRAMES = 3  # samples of each straight fit a velocity change is read from
 IMPULSE_SIGMAS = 3.0  # an observable impulse exceeds this many velocity-change sigmas

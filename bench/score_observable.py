@@ -21,7 +21,7 @@ from bench.score_util import Stats
 from contract.events import Event, EventType
 from contract.match import Match
 from contract.tracks import Tracks
-from vision.series import series_from_tracks
+from vision.events.series import series_from_tracks
 
 
 def pressed_repeats(

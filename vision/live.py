@@ -14,7 +14,7 @@ A camera knocked or drifting during the session is followed as a replay follows 
 frame received, or the calibration's own picture where given): moved frames are warped
 onto the reference, a move the registration cannot follow is confirmed and recalibrated
 by the monitor, and the frames in which the camera moves are a state
-(``vision.camera_motion``): no strike, ball touched or pocket comes from them, a shot
+(``vision.base.camera_motion``): no strike, ball touched or pocket comes from them, a shot
 under way goes on through them, and one ``camera_moved`` event (``until``: the move's
 last frame) is handed out per move, also inside the shot it happened in.
 """
@@ -31,12 +31,12 @@ from contract.events import Event
 from contract.match import Shot
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.camera_motion import AFTER_FRAMES, MOVE_WINDOW, in_spans
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.base.camera_motion import AFTER_FRAMES, MOVE_WINDOW, in_spans
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
+from vision.events.shots_live import LiveShotCutter
 from vision.register import DriftWatch
-from vision.shots_live import LiveShotCutter
-from vision.track import Tracker
+from vision.track.tracker import Tracker
 
 Processor = Callable[[np.ndarray, float], list[dict]]
 FINAL_FRAMES = AFTER_FRAMES + MOVE_WINDOW + 1  # frames after a move's last one before it

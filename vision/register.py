@@ -10,7 +10,7 @@ mapping is the calibration composed with the frame's homography onto the referen
 frame's own recorded px). A sudden jump of the picture (a knock) is recorded as a
 ``camera_moved`` event; a frame that cannot be registered goes the monitor's way
 (``camera_moved``, recalibration from the next frames, a new detector). Frames in which
-the picture moves (``vision.camera_motion``: the registration moving beyond its jitter,
+the picture moves (``vision.base.camera_motion``: the registration moving beyond its jitter,
 or no registration at all) are a state: they are unsure (no ball is born, pocketed or
 lost there, their rows are predictions), the shots stage takes no strike from them
 (:attr:`DriftWatch.moves`) and one ``camera_moved`` event spans each move (``until``).
@@ -29,10 +29,10 @@ from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec
-from vision.background import median_frames
-from vision.camera_motion import AFTER_FRAMES, CameraMotion, merge_spans
-from vision.capture import Detections, Frame, VideoSource
-from vision.detect import Detector
+from vision.base.camera_motion import AFTER_FRAMES, CameraMotion, merge_spans
+from vision.capture.source import Detections, Frame, VideoSource
+from vision.detect.background import median_frames
+from vision.detect.detector import Detector
 
 RAIL_LEVEL = 30  # a rail sample changed: one colour channel moved more than this (8-bit)
 RAIL_CHANGED = 3  # the rails changed since the last check: more changed samples than this
@@ -43,7 +43,7 @@ UNSURE_MATCHED = 0.5  # ... as is one where fewer than this share of the plate's
 
 def _plate(first: list[np.ndarray]) -> np.ndarray:
     """The upper per-pixel median of ``first`` (``median_images(first, upper=True)``,
-    by a median network for an odd count: :func:`vision.background.median_frames`)."""
+    by a median network for an odd count: :func:`vision.detect.background.median_frames`)."""
     return median_frames(first) if len(first) % 2 else median_images(first, upper=True)
 
 
@@ -108,7 +108,7 @@ class DriftWatch:
 
     @property
     def moves(self) -> list[list[int]]:
-        """[first, last] frames in which the camera moved (:mod:`vision.camera_motion`):
+        """[first, last] frames in which the camera moved (:mod:`vision.base.camera_motion`):
         the registered picture moving, or frames that could not be registered; moves
         fewer than :data:`AFTER_FRAMES` frames apart are one (a hand-held camera's
         swing is not cut into many by the frames where it pauses)."""
@@ -184,7 +184,7 @@ class DriftWatch:
         return same
 
     def _judge_motion(self, index: int, st) -> bool:
-        """True when the camera moves at frame ``index`` (:mod:`vision.camera_motion`),
+        """True when the camera moves at frame ``index`` (:mod:`vision.base.camera_motion`),
         given the follower's step ``st``: its registration moved the picture beyond the
         registration's jitter over the last few frames, or it could not be registered
         during a move or for longer than a few frames (a frame or two of a shaking hand's
@@ -196,7 +196,7 @@ class DriftWatch:
                 return False
         elif not (self.follower.fails and (self._drifting or self.follower.G is not None)):
             return False
-        else:  # a move only in one or beyond a few frames (vision.camera_motion)
+        else:  # a move only in one or beyond a few frames (vision.base.camera_motion)
             self.motion.lost(index, sure=False)
             if not self.motion.open:  # unregistered, not (yet) a move: unsure all the same
                 self.unsure[:] = merge_spans([*self.unsure, [index, index]])

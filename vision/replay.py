@@ -1,7 +1,7 @@
 """``tablemon replay``: track a recorded video, write TRACKS.csv, MATCH.json and an annotated MP4.
 
 MATCH.json carries the game, the table and the video's frame rate and length; its
-shots come from the shots/events stage when that exists (``vision.shots``), else
+shots come from the shots/events stage when that exists (``vision.events.shots``), else
 it has none yet.
 """
 
@@ -24,9 +24,9 @@ from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
 from contract.tracks import Tracks, TracksWriter
-from vision.capture import VideoSource, open_capture
-from vision.detect import Detector
-from vision.geometry import surface_outline_mm
+from vision.base.geometry import surface_outline_mm
+from vision.capture.source import VideoSource, open_capture
+from vision.detect.detector import Detector
 from vision.register import DriftWatch
 from vision.stream import (
     RowSpill,
@@ -37,7 +37,7 @@ from vision.stream import (
     unsure_rows,
     write_rows,
 )
-from vision.track import Tracker
+from vision.track.tracker import Tracker
 
 BACKGROUND_FRAMES = 7
 
@@ -236,7 +236,7 @@ def track_video(
     ``reference``: the picture ``calib`` was fitted on (BGR, recorded px), where known: a
     camera that moved since is registered to it (``vision.register``).
     ``read_numbers``: the tracker reads the numbers of white pyramid balls
-    (``vision.numbers``) and the rows carry a read ball under its number from its first
+    (``vision.numbers.reader``) and the rows carry a read ball under its number from its first
     row (contract §3); off by default, because the reader still misreads some balls."""
     _one_thread()
     opened = source if isinstance(source, VideoSource) else VideoSource(source)
@@ -307,7 +307,7 @@ def stream_video(
     (TRACKS.csv) when given; shots are cut segment by segment at long still stretches
     (``vision.stream.SegmentShots``). A video too short to cut gives the rows of
     :func:`track_video` and, without ``read_numbers``, the shots of
-    :func:`vision.shots.shots_from_tracks` on them exactly (with it, shots are cut on
+    :func:`vision.events.shots.shots_from_tracks` on them exactly (with it, shots are cut on
     the tracker's names and renamed after). Interrupted or failed part-way, the rows
     tracked so far are still written to ``tracks_path``."""
     _one_thread()

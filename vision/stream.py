@@ -3,7 +3,7 @@ come (:class:`RowSpill`) and shots are cut segment by segment (:class:`SegmentSh
 each segment ending in a long still stretch of the table, where no shot can be under way.
 
 A video shorter than :data:`MIN_SEGMENT_S` plus a still stretch is one segment: its shots
-are exactly those of :func:`vision.shots.shots_from_tracks` on all its rows. Memory stays
+are exactly those of :func:`vision.events.shots.shots_from_tracks` on all its rows. Memory stays
 flat while the table lies still for 2 x :data:`QUIET_S` now and then (between the shots
 of any match); a video without such a stretch holds its rows since the last cut. Positions
 are table mm, frames are video frame numbers.
@@ -21,9 +21,9 @@ from contract.events import Event
 from contract.match import Shot
 from contract.tables import TableSpec
 from contract.tracks import HEADER, Tracks, TracksWriter
-from vision.series import series_from_tracks
-from vision.shots import ShotSettings, cut_tracks
-from vision.track_numbers import renamed_rows
+from vision.events.series import series_from_tracks
+from vision.events.shots import ShotSettings, cut_tracks
+from vision.track.numbering import renamed_rows
 
 SPILL_FRAMES = 900  # frames of rows gathered in memory before they go to disk
 HOLD_FRAMES = 600  # the newest frames stay in memory: the tracker may still add rows there
@@ -143,7 +143,7 @@ class SegmentShots:
     :data:`CHECK_EVERY` frames, the earliest frame ``c`` around which every ball on the
     table lies still (within :data:`STILL_MM`, seen at ``c`` and in half the frames, none
     coming or going) for :data:`QUIET_S` each side, with no camera move there, cuts the video: the
-    rows up to ``c + quiet`` are cut into shots (:func:`vision.shots.cut_tracks`) and the
+    rows up to ``c + quiet`` are cut into shots (:func:`vision.events.shots.cut_tracks`) and the
     shots starting before ``c`` are kept; the rows from ``c - quiet`` on are kept for the
     next segment, whose shots start at ``c`` or later."""
 
@@ -163,7 +163,7 @@ class SegmentShots:
     def add(self, rows: Tracks, now: int, unsure: list[list[int]], settled: bool, moved=()) -> None:
         """Rows of frame ``now``; ``unsure``: the camera-move spans known so far;
         ``settled``: no camera move is being confirmed or recalibrated now; ``moved``: the
-        frames in which the camera moved (no strike there, ``vision.shots.cut_series``)."""
+        frames in which the camera moved (no strike there, ``vision.events.shots.cut_series``)."""
         self._parts.append(rows)
         if self._first is None and len(rows):
             self._first = int(rows.frame.min())

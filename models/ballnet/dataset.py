@@ -9,7 +9,7 @@ a pocket mouth, spun to random rotations, some moving (motion blur), and players
 arms, hands and bodies over some of them. Every frame is softened and sent through a JPEG
 round trip (quality 45..92) like the real footage.
 
-Patches (``vision.classify.extract_patches``, 32x32 over 2.4 ball radii) with labels:
+Patches (``vision.detect.classify.extract_patches``, 32x32 over 2.4 ball radii) with labels:
 
 - ``kind``: 0 ball (visible balls; centre jittered by ~0.06 r, radius by -8..+12 %),
   1 skittle (standing or fallen, at the skittle's middle), 2 other (cloth, markings, spots,
@@ -52,7 +52,7 @@ from synth.render_balls import silhouette
 from synth.render_samples import random_rot
 from synth.render_scene import rail_height
 from synth.world import Actor, BallColour, BallInfo, BallPose, SkittlePose, WorldFrame
-from vision.classify import extract_patches
+from vision.detect.classify import extract_patches
 
 KINDS = ("ball", "skittle", "other")
 COLOURS: tuple[str, ...] = get_args(BallColour)  # the model's colour classes, in this order

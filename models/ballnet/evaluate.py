@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 
 from models.ballnet.dataset import COLOURS
-from vision.classify import BallClassifier, to_input
+from vision.detect.classify import BallClassifier, to_input
 
 
 def evaluate(clf: BallClassifier, d: dict[str, np.ndarray]) -> dict:

@@ -6,8 +6,8 @@ yellows, 70 % of the white balls turned so that a pole (where the number is prin
 the camera within 40 degrees, 15 % moving (motion blur), players' parts over some. Every
 frame is softened and sent through a JPEG round trip (quality 45..92).
 
-Patches are *tight* crops (``vision.numbers.NUM_SPAN`` ball radii either side of the
-centre, ``vision.numbers.NUM_PATCH`` px square, cut by ``vision.classify.extract_patches``
+Patches are *tight* crops (``vision.numbers.reader.NUM_SPAN`` ball radii either side of the
+centre, ``vision.numbers.reader.NUM_PATCH`` px square, cut by ``vision.detect.classify.extract_patches``
 exactly as at run time) of every visible ball, centre jittered by ~0.06 r and radius by
 -8..+12 %. Label ``number``: 1..15 when the pole faces the camera (|pole . view| > 0.85),
 no player covers the ball, the smear is under 0.25 r and the ball radius is at least
@@ -59,8 +59,8 @@ from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
 from synth.render_samples import random_rot
 from synth.world import BallPose, WorldFrame
-from vision.classify import extract_patches
-from vision.numbers import NUM_PATCH, NUM_SPAN
+from vision.detect.classify import extract_patches
+from vision.numbers.reader import NUM_PATCH, NUM_SPAN
 
 READABLE, UNREADABLE = 0.85, 0.6
 MIN_R_PX, SURE_R_PX = 10.0, 8.5
@@ -207,14 +207,14 @@ TILT_BINS = ((0.0, 10.0), (10.0, 20.0), (20.0, 25.0), (25.0, 32.0))
 
 
 def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> dict:
-    """Held-out figures of ``reader`` (a ``vision.numbers.NumberReader``, four turns) on a
+    """Held-out figures of ``reader`` (a ``vision.numbers.reader.NumberReader``, four turns) on a
     ``numdata`` file with ``tilt`` and ``smear``, by picture height and view: readable
     patches by pole angle (all, and balls at rest), at rest, rolling; per group the share
     read right, the share of sure reads (``p(n | readable)`` at the one-view rule's bar:
     ``P_VIEW_REST`` at rest, ``P_VIEW`` rolling) and how many of those are wrong; and "none" read when none is readable. ``second_look``: slow balls
     read as the tracker reads them, the surer of the patch and its turned figure (slow:
     under ``SECOND_LOOK_RADII`` a frame at 30 fps, a smear over 1/60 s under half that)."""
-    from vision.numbers import P_VIEW, P_VIEW_REST, SECOND_LOOK_RADII, surer, turned_figure
+    from vision.numbers.reader import P_VIEW, P_VIEW_REST, SECOND_LOOK_RADII, surer, turned_figure
 
     x, num, h = data["x"], data["number"], data["height"]
     tilt, still = data["tilt"], data["smear"] == 0
@@ -309,7 +309,7 @@ def main() -> None:
     if a.eval:
         import json
 
-        from vision.numbers import NumberReader
+        from vision.numbers.reader import NumberReader
 
         data = dict(np.load(a.out))
         if "tilt" not in data:

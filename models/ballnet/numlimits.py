@@ -35,8 +35,8 @@ from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
 from synth.render_samples import random_rot
 from synth.world import BallPose, WorldFrame
-from vision.classify import extract_patches
-from vision.numbers import NUM_PATCH, NUM_SPAN
+from vision.detect.classify import extract_patches
+from vision.numbers.reader import NUM_PATCH, NUM_SPAN
 
 SHRINK = 2 / 3
 """1080p to 720p."""
@@ -127,7 +127,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=990001)
     ap.add_argument("--reader", help="number reader folder (default shipped)")
     a = ap.parse_args()
-    from vision.numbers import NumberReader
+    from vision.numbers.reader import NumberReader
 
     cv2.setNumThreads(1)
     parts = [scene(s, a.frames) for s in range(a.seed, a.seed + a.scenes)]

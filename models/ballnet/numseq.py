@@ -13,7 +13,7 @@ a pole within 40 degrees of the camera), 20 % creeping (40-200 mm/s), 45 % rolli
 (its spin follows its path, so a rolling ball shows its poles in passing). Every frame is
 softened (0.4-0.9 px) and sent through a JPEG round trip (quality 45..92, one per scene).
 
-Per ball and frame: the tight patch as the tracker cuts it (``vision.classify.
+Per ball and frame: the tight patch as the tracker cuts it (``vision.detect.classify.
 extract_patches``) at the projected centre off by 0.02 r with the radius scaled by
 0.88-1.0, both fixed per ball as the detector's error (its radius runs 2-10 % small on the
 bench, and it finds a ball at rest at the same place frame after frame), with a wobble of
@@ -21,9 +21,9 @@ bench, and it finds a ball at rest at the same place frame after frame), with a 
 *visible* by the bench's rule (``bench.bench_ballnet``: pole within 31.8 degrees of the
 line of sight, smear under a quarter radius, radius >= 10 px).
 
-:func:`vote` replays the tracker's reading (``vision.track_numbers.NumberReading.
+:func:`vote` replays the tracker's reading (``vision.track.numbering.NumberReading.
 _read_numbers``: the radius floor, the motion limit, new views only, the second look for
-slow balls, ``vision.numbers.assign_numbers`` over the undecided balls every frame, a
+slow balls, ``vision.numbers.reader.assign_numbers`` over the undecided balls every frame, a
 number kept once given) on the true tracks and scores each ball whose number was visible
 in some frame: right, wrong or unread at the last frame.
 
@@ -48,8 +48,8 @@ from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
 from synth.render_samples import random_rot
 from synth.world import BallInfo, BallPose, WorldFrame
-from vision.classify import extract_patches
-from vision.numbers import NUM_PATCH, NUM_SPAN
+from vision.detect.classify import extract_patches
+from vision.numbers.reader import NUM_PATCH, NUM_SPAN
 
 FPS = 30.0
 VISIBLE_DOT, VISIBLE_SMEAR, VISIBLE_R_PX = 0.85, 0.25, 10.0
@@ -176,11 +176,11 @@ def vote(
     second_radii: float | None = None,
 ) -> dict[int, int | None]:
     """The number each ball (row of ``data``) holds at the last frame, None when unread:
-    the tracker's reading (``vision.track_numbers``) replayed on the true tracks with
-    ``reader`` (a ``vision.numbers.NumberReader``), balls of at least ``min_r`` px read,
+    the tracker's reading (``vision.track.numbering``) replayed on the true tracks with
+    ``reader`` (a ``vision.numbers.reader.NumberReader``), balls of at least ``min_r`` px read,
     slow balls (under ``second_radii`` radii a frame, default ``SECOND_LOOK_RADII``)
     given the second look. Scenes are independent tables (numbers unique per scene)."""
-    from vision import numbers as vn
+    from vision.numbers import reader as vn
 
     slow_r = vn.SECOND_LOOK_RADII if second_radii is None else second_radii
     limit = float(getattr(reader, "max_step_radii", np.inf))
@@ -263,8 +263,8 @@ def main() -> None:
     ap.add_argument("--min-read-radius", type=float, default=None, help="px (default tracker's)")
     a = ap.parse_args()
     if a.vote:
-        from vision.numbers import NumberReader
-        from vision.track_state import TrackerConfig
+        from vision.numbers.reader import NumberReader
+        from vision.track.state import TrackerConfig
 
         try:
             data = dict(np.load(a.out))

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from models.ballnet.dataset import COLOURS
-from vision.classify import extract_patches
+from vision.detect.classify import extract_patches
 
 FOOTAGE = Path(__file__).resolve().parents[3] / "shared" / "footage" / "snooker-small-ceiling"
 L, W, BALL = 1881.0, 943.0, 52.3

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from models.ballnet.dataset import COLOURS, KINDS
-from vision.classify import PATCH, SPAN, file_sha256, to_input
+from vision.detect.classify import PATCH, SPAN, file_sha256, to_input
 
 N_NUMBERS = 16  # 0 = no number readable, 1..15
 

@@ -7,7 +7,7 @@ onnxruntime against torch, and record it in ``manifest.json`` (key ``number_read
     python -m models.ballnet.train_numbers --train /tmp/numnet/train.npz \\
         --test /tmp/numnet/test.npz --epochs 12 --out models/ballnet
 
-Input: a tight patch (``vision.numbers.NUM_PATCH`` px over ``2 * NUM_SPAN`` ball radii),
+Input: a tight patch (``vision.numbers.reader.NUM_PATCH`` px over ``2 * NUM_SPAN`` ball radii),
 BGR, ``pixel / 255 - 0.5``, channels first. Output ``number``: 16 logits, 0 = no number
 readable, 1..15. Training needs torch (CPU build 2.13.0); the product never imports it.
 """
@@ -24,8 +24,8 @@ import torch
 from torch import nn
 
 from models.ballnet.train import block, export_onnx
-from vision.classify import file_sha256, to_input
-from vision.numbers import NUM_PATCH, NUM_SPAN, frontal
+from vision.detect.classify import file_sha256, to_input
+from vision.numbers.reader import NUM_PATCH, NUM_SPAN, frontal
 
 N_NUMBERS = 16
 
@@ -94,7 +94,7 @@ def augment_on(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 def load_many(paths: list[str], turn_frontal: bool = False) -> dict[str, np.ndarray]:
     """The patches of the ``numdata`` files ``paths``, concatenated; with ``turn_frontal``
-    each patch as the run-time reader sees it then (``vision.numbers.frontal``)."""
+    each patch as the run-time reader sees it then (``vision.numbers.reader.frontal``)."""
     parts = [dict(np.load(p)) for p in paths]
     keys = ("x", "number", "radius", "height")
     d = {k: np.concatenate([p[k] for p in parts]) for k in keys}

@@ -1,4 +1,4 @@
-"""vision.assign: scipy's assignment to the element, without scipy for plain matrices."""
+"""vision.base.assign: scipy's assignment to the element, without scipy for plain matrices."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment as scipy_lsa
 
-from vision.assign import linear_sum_assignment, plain_answer, plain_assignment
+from vision.base.assign import linear_sum_assignment, plain_answer, plain_assignment
 
 BIG = 1e9  # the tracker's "no pair" cost
 
@@ -98,7 +98,7 @@ def test_scipy_imported_only_for_a_matrix_that_is_not_plain() -> None:
     """In a fresh process: plain matrices answered without scipy, then one whose rows
     want the same column imports it (and scipy answers from then on)."""
     code = (
-        "import sys, numpy as np; from vision.assign import linear_sum_assignment as L; "
+        "import sys, numpy as np; from vision.base.assign import linear_sum_assignment as L; "
         "r, c = L(np.array([[1.0, 5.0], [5.0, 1.0]])); "
         "print(c.tolist(), 'scipy.optimize' in sys.modules); "
         "r, c = L(np.array([[1.0, 2.0], [1.0, 9.0]])); "
@@ -110,7 +110,7 @@ def test_scipy_imported_only_for_a_matrix_that_is_not_plain() -> None:
 def test_replay_imports_no_scipy_optimize() -> None:
     """The replay's modules load without scipy.optimize (its solvers come when needed)."""
     code = (
-        "import sys, vision.replay, vision.stream, vision.events, calibration.monitor; "
+        "import sys, vision.replay, vision.stream, vision.events.finder, calibration.monitor; "
         "print('scipy.optimize' in sys.modules, 'scipy.ndimage' in sys.modules)"
     )
     assert _run(code) == ["False", "False"]

@@ -1,4 +1,4 @@
-"""The empty-cloth model and balls that stand still all video long (vision.background):
+"""The empty-cloth model and balls that stand still all video long (vision.detect.background):
 a ball hanging in a pocket's jaws or frozen to a cushion is in every frame the median is
 taken over; it must still be found, and nothing must be invented where there is none."""
 
@@ -10,9 +10,9 @@ from scipy.spatial.distance import cdist
 from vision_scene import COLOURS, draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.background import still_balls, still_cloth
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.background import still_balls, still_cloth
+from vision.detect.detector import Detector
 
 SIZE = (1280, 720)
 TABLE = load_table("pyramid-12ft")

@@ -1,5 +1,5 @@
 """The cloth model's and the drift watch's per-pixel medians by median networks
-(vision.background.median_frames): the same values as a full sort (np.median over the
+(vision.detect.background.median_frames): the same values as a full sort (np.median over the
 stack, calibration.plate.median_images) for every count of frames, with fewer exchanges."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.plate import median_images
-from vision.background import MEDIAN_NETWORKS, MEDIAN_PLANS, median_frames
+from vision.detect.background import MEDIAN_NETWORKS, MEDIAN_PLANS, median_frames
 
 
 @pytest.mark.parametrize("n", sorted(MEDIAN_NETWORKS))

@@ -12,9 +12,9 @@ from vision_scene import draw_scene, path_tracks, topdown_calib, write_video
 from calibration.register import apply_h, corner_motion
 from contract.events import EventType
 from contract.tables import load_table
-from vision.camera_motion import CameraMotion, in_spans, merge_spans
+from vision.base.camera_motion import CameraMotion, in_spans, merge_spans
+from vision.events.shots import cut_tracks
 from vision.replay import track_video
-from vision.shots import cut_tracks
 
 SIZE = (960, 540)
 N = 85

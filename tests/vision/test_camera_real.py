@@ -13,7 +13,7 @@ from bench.bench_events_real import FOOTAGE, WINDOW, track_real_clip
 from bench.label_tools import load_labels
 from contract.events import EventType
 from contract.match import Match, VideoInfo
-from vision.shots import shots_from_tracks
+from vision.events.shots import shots_from_tracks
 
 NAME = "pool-uk8ball-overhead/break.mp4"
 

@@ -9,7 +9,7 @@ import pytest
 from vision_scene import write_video
 
 from contract.errors import ContractError
-from vision.capture import LiveReader, LoopedSource, VideoSource, read_frames
+from vision.capture.source import LiveReader, LoopedSource, VideoSource, read_frames
 
 
 def _frames(n: int, w: int = 64, h: int = 48) -> list[np.ndarray]:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from vision_scene import write_video
 
-from vision.capture import LoopedSource, VideoSource, read_frames
+from vision.capture.source import LoopedSource, VideoSource, read_frames
 
 
 def _frames(n: int, w: int = 64, h: int = 48) -> list[np.ndarray]:

@@ -14,7 +14,13 @@ from synth.camera import Camera, random_camera
 from synth.render import Renderer
 from synth.render_balls import silhouette
 from synth.world import BallInfo, BallPose, SkittlePose, WorldFrame
-from vision.classify import MODEL_DIR, BallClassifier, Classified, extract_patches, file_sha256
+from vision.detect.classify import (
+    MODEL_DIR,
+    BallClassifier,
+    Classified,
+    extract_patches,
+    file_sha256,
+)
 
 
 @pytest.fixture(scope="module")
@@ -181,9 +187,9 @@ def test_load_errors(tmp_path) -> None:
         BallClassifier.load(tmp_path, verify=False)
 
 
-# ------------------------------------------------------------ number reader (vision.numbers)
+# ------------------------------------------------------------ number reader (vision.numbers.reader)
 def test_number_reader_manifest_and_load_errors(tmp_path) -> None:
-    from vision.numbers import NUM_PATCH, NUM_SPAN, NumberReader
+    from vision.numbers.reader import NUM_PATCH, NUM_SPAN, NumberReader
 
     meta = json.loads((MODEL_DIR / "manifest.json").read_text())["number_reader"]
     assert file_sha256(MODEL_DIR / meta["file"]) == meta["sha256"]
@@ -201,7 +207,7 @@ def test_number_reader_reads_facing_numbers(pyramid_frame) -> None:
     """The dedicated reader on tight patches, four quarter turns pooled. It reads about
     45 % of readable 1080p patches right (``numbers_metrics.json``): far better than chance
     (1 in 15) on eight balls, and no number where none is printed toward the camera."""
-    from vision.numbers import NumberReader
+    from vision.numbers.reader import NumberReader
 
     infos, (img, uv, r, _) = pyramid_frame
     logp = NumberReader.load().read(img, uv, r)
@@ -225,7 +231,7 @@ def test_number_reader_reads_facing_numbers(pyramid_frame) -> None:
     ],
 )
 def test_evidence_only_from_readable_looks(p0: float, best: int, expect) -> None:
-    from vision.numbers import FLOOR, evidence
+    from vision.numbers.reader import FLOOR, evidence
 
     p = np.full(16, (1 - p0) * 0.2 / 14)
     p[0], p[best] = p0, (1 - p0) * 0.8
@@ -243,14 +249,14 @@ def _look(n: int, p: float = 0.6) -> np.ndarray:
 
 
 def test_vote_pools_frames_of_one_view_and_adds_views() -> None:
-    from vision.numbers import NumberVote
+    from vision.numbers.reader import NumberVote
 
     still, rolling = NumberVote(), NumberVote()
     for k in range(10):
         still.add(_look(4), np.array([100.0, 100.0]), 15.0)  # at rest: one face
         rolling.add(_look(4), np.array([100.0 + 10 * k, 100.0]), 15.0)  # 10 px a frame
     assert still.scores()[1] == 1 and rolling.scores()[1] == 10
-    from vision.numbers import TEMPER, evidence
+    from vision.numbers.reader import TEMPER, evidence
 
     assert np.allclose(still.scores()[0], TEMPER * evidence(_look(4)))  # ten frames: one view
     assert np.allclose(rolling.scores()[0], 10 * TEMPER * evidence(_look(4)))
@@ -271,7 +277,7 @@ def test_vote_pools_frames_of_one_view_and_adds_views() -> None:
     ],
 )
 def test_assign_numbers(looks: dict, taken: set, expect: dict) -> None:
-    from vision.numbers import NumberVote, assign_numbers
+    from vision.numbers.reader import NumberVote, assign_numbers
 
     votes = {}
     for key, nums in looks.items():
@@ -291,7 +297,7 @@ def test_assign_numbers(looks: dict, taken: set, expect: dict) -> None:
     ],
 )
 def test_one_sure_view_reads_a_ball_at_rest(p: float, frames: int, expect: dict) -> None:
-    from vision.numbers import NumberVote, assign_numbers
+    from vision.numbers.reader import NumberVote, assign_numbers
 
     v = NumberVote()
     for _ in range(frames):
@@ -300,7 +306,7 @@ def test_one_sure_view_reads_a_ball_at_rest(p: float, frames: int, expect: dict)
 
 
 def test_two_sure_single_views_of_one_number_give_it_once() -> None:
-    from vision.numbers import NumberVote, assign_numbers
+    from vision.numbers.reader import NumberVote, assign_numbers
 
     votes = {}
     for key, p in ((1, 0.95), (2, 0.97)):

@@ -1,6 +1,6 @@
 """Two contacts of one pair less than two frames apart: one touch read twice, unless the
 pair closed in on each other again in between by more than the noise
-(vision.contact_checks.met_again), as a ball coming back off a cushion into the one it
+(vision.events.contact_checks.met_again), as a ball coming back off a cushion into the one it
 has just left does. Table mm, frames."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.contact_checks import met_again
-from vision.series import Series
+from vision.events.contact_checks import met_again
+from vision.events.series import Series
 
 R = 30.75  # a carom ball
 MARGIN = 3.0  # mm: 6 motion-noise sigmas at 720p
@@ -54,16 +54,16 @@ def test_a_missing_sample_reads_no_second_approach():
 def test_the_scan_keeps_a_second_run_of_a_pair_that_met_again(monkeypatch):
     """``2`` touches ``1`` (at rest) at frame 30, backs off 20 mm and touches it again
     at 34: the scan's two runs of the pair 4 frames apart are two touches; the same two
-    runs over ``2`` pressed against ``1`` throughout are one (vision.contact_finders)."""
+    runs over ``2`` pressed against ``1`` throughout are one (vision.events.contact_finders)."""
     from types import SimpleNamespace
 
-    import vision.contact_finders as cf
+    import vision.events.contact_finders as cf
     from contract.tables import load_table
     from tests.vision.vision_scene import path_tracks
-    from vision.events import EventFinder
-    from vision.impulse_scan import ScanContact
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.impulse_scan import ScanContact
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     table = load_table("pyramid-12ft")
     r, n = table.ball_radius, 60

@@ -1,4 +1,4 @@
-"""A contact needs the two balls closing in on each other (vision.contact_checks): the
+"""A contact needs the two balls closing in on each other (vision.events.contact_checks): the
 approach speed along the line of centres, the motion noise it is weighed against, and
 through the event finder a pair spreading side by side, read touching, whose jitter
 kinks a path (no contact) beside a ball caught up from behind (a contact). Hand-built
@@ -11,9 +11,9 @@ import pytest
 
 from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
-from vision.contact_checks import approach_speed, motion_noise_mm
-from vision.events import _latest
-from vision.series import Series
+from vision.events.contact_checks import approach_speed, motion_noise_mm
+from vision.events.finder import _latest
+from vision.events.series import Series
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -87,9 +87,9 @@ def test_latest_start_up_to_a_hit(runs, f, want):
 
 
 def _finder(paths: dict[str, np.ndarray]):
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     s = series_from_tracks(path_tracks(paths), 30.0)
     return EventFinder(s, TABLE, adapt(ShotSettings(), noise_mm(s))), s

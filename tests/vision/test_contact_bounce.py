@@ -1,6 +1,6 @@
 """Two readings of one pair's touch under two frames apart whose gap never closed in
 again are two touches when one of the balls bounced off a cushion in between, more than
-half a frame from both (vision.events.EventFinder._new_touch): a ball struck off a cushion
+half a frame from both (vision.events.finder.EventFinder._new_touch): a ball struck off a cushion
 and back into the ball that struck it (pyr-break-3-720 8 into yellow), its second touch
 read with fits that straddle the bounce and so dated before the gap closes. And a scan
 contact's struck ball at rest must travel as the impulse read (less its noise) would send
@@ -14,9 +14,9 @@ import pytest
 from contract.events import EventType
 from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
-from vision.events import EventFinder
-from vision.series import noise_mm, series_from_tracks
-from vision.shots import ShotSettings, adapt
+from vision.events.finder import EventFinder
+from vision.events.series import noise_mm, series_from_tracks
+from vision.events.shots import ShotSettings, adapt
 
 N = 40
 
@@ -58,11 +58,11 @@ def test_the_scan_asks_the_struck_ball_for_the_impulse_it_read(monkeypatch, impu
     scene); ``1``, read 2.5 mm off for two frames before (a sub-pixel shift) and back,
     stays. A scan contact 2>1 reading 6.7 mm/frame would have sent ``1`` some 15 mm: no
     touch (pyr-break-9-720 311 5>1); one at the threshold sends it 1.6 mm, short of
-    what the shift leaves readable: kept (vision.contact_finders._scan)."""
+    what the shift leaves readable: kept (vision.events.contact_finders._scan)."""
     from types import SimpleNamespace
 
-    import vision.contact_finders as cf
-    from vision.impulse_scan import ScanContact
+    import vision.events.contact_finders as cf
+    from vision.events.impulse_scan import ScanContact
 
     table = load_table("pyramid-12ft")
     r, n = table.ball_radius, 60

@@ -1,4 +1,4 @@
-"""A ball at rest nudged by a passing ball (vision.contact_nudge): its rest position
+"""A ball at rest nudged by a passing ball (vision.events.contact_nudge): its rest position
 shifted along the line of centres, hand-built paths in table mm at 720p rest noise."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.contact_nudge import nudged, rest_window
-from vision.series import Series
+from vision.events.contact_nudge import nudged, rest_window
+from vision.events.series import Series
 
 R = 34.0
 SIGMA = 0.2  # mm, rest noise: 6 sigmas of a difference of two medians of 6 is 0.87 mm

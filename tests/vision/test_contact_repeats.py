@@ -1,8 +1,8 @@
 """Repeated touches of one pair (a spinning cue ball knocking the ball ahead again and
 again): the impulse scan marks the touches it split off a run around its peak
-(vision.impulse_scan), and the event finder keeps them even a couple of frames apart;
+(vision.events.impulse_scan), and the event finder keeps them even a couple of frames apart;
 a contact another finder named hides the scan's one reading of it (the pair's nearest
-within three frames), not the touches beside it (vision.contact_finders). Table mm, frames at 30 fps."""
+within three frames), not the touches beside it (vision.events.contact_finders). Table mm, frames at 30 fps."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import vision.contact_finders as cf
+import vision.events.contact_finders as cf
 from contract.tables import load_table
 from tests.vision.test_impulse_contacts import _push
 from tests.vision.vision_scene import path_tracks
-from vision.impulse_scan import ScanContact, impulse_scan
+from vision.events.impulse_scan import ScanContact, impulse_scan
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -43,9 +43,9 @@ def _finder():
     """An event finder over two balls rolling along x together from frame 10 (``1``
     ahead, ``2`` touching it from behind), neither at rest anywhere near the frames the
     scan's contacts are put at."""
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     n = 60
     run = np.clip(np.arange(n, dtype=float) - 10.0, 0.0, None)
@@ -107,9 +107,9 @@ def test_a_touch_needs_both_balls_seen(hidden, found):
     where they swap speeds: a contact when both are seen there; none when ``2`` was hidden then (its path a
     straight bridge, how near it came not measured: on a new 1080p break two such made
     up contacts of balls the tracker lost in the rack)."""
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     n = 60
     t = np.arange(n, dtype=float)
@@ -133,7 +133,7 @@ def test_a_rack_members_kink_at_its_set_off_is_the_hit(monkeypatch, kink_f, cont
     its path within the set-off frames (3) is that hit, already read, not a contact with
     whatever ball lies one diameter off (on a new break a neighbour set off beside it);
     a later kink is a contact of its own."""
-    from vision.motion import Kink, Movement
+    from vision.events.motion import Kink, Movement
 
     fd = _finder()
     monkeypatch.setattr(type(fd), "_rack", lambda self, m, starts, cue: ({"2", "3"}, []))

@@ -1,4 +1,4 @@
-"""Contacts at speed (vision.contact_checks, vision.contact_finders): the approach of a
+"""Contacts at speed (vision.events.contact_checks, vision.events.contact_finders): the approach of a
 ball that bounced off a cushion just before it hit another is unread, not negative
 (the carom breaks' first contacts: a ball off the cushion into a ball at rest within
 the same frame or two); a resting ball that wobbles as a fast ball passes beside it,
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.contact_checks import bent, stayed_short
-from vision.events import EventFinder
-from vision.impulse import slide_decel
-from vision.series import Series
-from vision.shots import ShotSettings
+from vision.events.contact_checks import bent, stayed_short
+from vision.events.finder import EventFinder
+from vision.events.impulse import slide_decel
+from vision.events.series import Series
+from vision.events.shots import ShotSettings
 
 TABLE = load_table("carom-match")
 R = TABLE.ball_radius

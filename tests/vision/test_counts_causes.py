@@ -3,14 +3,14 @@ small synthetic data:
 
 - a tight rack whose dark ball shows as a ring and whose balls of the cloth's colour are
   thinned holds less foreground than its balls, and the splitter stopped short of it
-  (uk8ball frames 150/178: 13 of 15): ``vision.packed``;
+  (uk8ball frames 150/178: 13 of 15): ``vision.detect.packed``;
 - a pale streak of the cloth found as a motion smear frame after frame at the same place
-  grew a track of a false ball (uk8ball: 17 instead of 16): ``vision.smears``;
+  grew a track of a false ball (uk8ball: 17 instead of 16): ``vision.detect.smears``;
 - a ball of a rack cut off the rack's blob by the relative threshold was judged by the
-  verifier alone and dropped (uk8ball frame 0: 15 of 16): ``vision.packed.join_crowds``;
+  verifier alone and dropped (uk8ball frame 0: 15 of 16): ``vision.detect.packed.join_crowds``;
 - a ball whose colour was read one way and then another (clip1: the pink 4 read orange,
   then red for three frames) made a second track on the same ball (11 instead of 10):
-  ``vision.track_rest``.
+  ``vision.track.rest``.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.detect import Detections
-from vision.packed import JOIN, PACKED_MAX, fill_holes, join_crowds, packed
-from vision.smears import MEMORY, SAME, SmearMemory
-from vision.split import fit_blob
-from vision.track import Tracker
-from vision.track_rest import AT_REST
+from vision.detect.detector import Detections
+from vision.detect.packed import JOIN, PACKED_MAX, fill_holes, join_crowds, packed
+from vision.detect.smears import MEMORY, SAME, SmearMemory
+from vision.detect.split import fit_blob
+from vision.track.rest import AT_REST
+from vision.track.tracker import Tracker
 
 
 def _rack(r: float, rows: int = 5) -> np.ndarray:
@@ -60,7 +60,7 @@ def _rack_mask(r: float, thin: float, ring_at: int | None) -> tuple[np.ndarray, 
 # third row, None no ring). Not every such rack comes out right: over r 4.3/4.5/5.0,
 # thinning 0.75-0.9, with and without the ring, 8 of 24 give 15 with every ball's centre
 # (1 with the plain split alone; 14 when any packed split was taken, which re-tiled the
-# generated clips' tight racks): vision.packed.accept refuses a packed split whose added
+# generated clips' tight racks): vision.detect.packed.accept refuses a packed split whose added
 # ball covers under a quarter of a ball the plain disks leave (most ring cases: 0.2), and
 # the plain split must explain the blob first (thinned to 0.75: 8 or 9 balls, no packing).
 # These are the right ones whose plain counts stop short.

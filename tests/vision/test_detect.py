@@ -11,11 +11,11 @@ from vision_scene import draw_scene, rack, topdown_calib
 
 from calibration.plate import median_images
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.cloth import majority
-from vision.colour import basic_colour, basic_colours
-from vision.detect import AVERAGE_EVERY, SETTLE_FRAMES, Detector
-from vision.split import components
+from vision.base.colour import basic_colour, basic_colours
+from vision.capture.source import Frame
+from vision.detect.cloth import majority
+from vision.detect.detector import AVERAGE_EVERY, SETTLE_FRAMES, Detector
+from vision.detect.split import components
 
 SIZE = (1280, 720)
 

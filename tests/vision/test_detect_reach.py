@@ -1,5 +1,5 @@
 """Births refused to blobs whose thresholded colour runs on over the cloth (a fingertip
-with its hand, a cue): ``vision.detect_reach`` and ``vision.track_birth``."""
+with its hand, a cue): ``vision.detect.reach`` and ``vision.track.birth``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from vision_scene import draw_scene, rack, topdown_calib
 
 from contract.tables import load_table
-from vision.capture import Detections, Frame
-from vision.detect import Detector
-from vision.detect_reach import RUN_AREA, RUN_FAR, attached, runs_on
-from vision.track import Tracker
-from vision.track_birth import births
+from vision.capture.source import Detections, Frame
+from vision.detect.detector import Detector
+from vision.detect.reach import RUN_AREA, RUN_FAR, attached, runs_on
+from vision.track.birth import births
+from vision.track.tracker import Tracker
 
 CLOTH = (60, 30, 150)  # BGR, a red cloth
 SKIN = (190, 200, 230)

@@ -9,10 +9,10 @@ import pytest
 from vision_scene import draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.cloth import majority
-from vision.detect import Detections, Detector
-from vision.track import Tracker
+from vision.capture.source import Frame
+from vision.detect.cloth import majority
+from vision.detect.detector import Detections, Detector
+from vision.track.tracker import Tracker
 
 SIZE = (1280, 720)
 FPS = 30.0

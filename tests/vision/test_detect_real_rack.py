@@ -9,8 +9,8 @@ import pytest
 from vision_scene import draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.detect import MAX_RING
-from vision.refine import refine_centres
+from vision.detect.detector import MAX_RING
+from vision.detect.refine import refine_centres
 
 SIZE = (1920, 1080)
 TABLE = load_table("pool-9ft")

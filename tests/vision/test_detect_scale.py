@@ -12,8 +12,8 @@ from scipy.spatial.distance import cdist
 from vision_scene import draw_scene, rack, topdown_calib
 
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 # reductions 1/2, 1/4, 1/5 (1280x720 at 1/2 is covered by test_detect.py)
 SIZES = [(960, 540), (1920, 1080), (2560, 1440)]

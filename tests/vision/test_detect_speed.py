@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.split import _axes, _ellipse, isolated
+from vision.detect.split import _axes, _ellipse, isolated
 
 
 @pytest.mark.parametrize(

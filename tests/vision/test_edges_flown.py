@@ -1,5 +1,5 @@
 """A ball knocked off the table mid-table: hit hard, gone at once, never seen again
-(vision/edges_flown.py), from TRACKS rows through :func:`vision.shots.cut_tracks`."""
+(vision/events/edges_flown.py), from TRACKS rows through :func:`vision.events.shots.cut_tracks`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
-from vision.shots import cut_tracks
+from vision.events.shots import cut_tracks
 
 FPS = 30.0
 PYR = load_table("pyramid-12ft")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from contract.events import Event, EventType
-from vision.events import _explained
+from vision.events.finder import _explained
 
 
 def _ev(frame: int, type_: EventType, **kw) -> Event:

@@ -1,12 +1,12 @@
 """Contacts inside frozen clusters, thin kisses, and the clean-up of tracks before
-events are cut (vision.impulse, vision.series): hand-built paths in table mm."""
+events are cut (vision.events.impulse, vision.events.series): hand-built paths in table mm."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision.impulse import (
+from vision.events.impulse import (
     _striker_dv,
     closest_approaches,
     component,
@@ -15,7 +15,7 @@ from vision.impulse import (
     slide_decel,
     slide_travel,
 )
-from vision.series import Series, despike, unswap
+from vision.events.series import Series, despike, unswap
 
 R = 34.0
 
@@ -45,7 +45,7 @@ def _cradle(n: int = 20, f0: float = 10.4, v: float = 30.0):
     c0 = (1000.0 - 2 * R - v * f0, 500.0)
     t = np.arange(n, dtype=float)
     c = np.c_[np.minimum(c0[0] + v * t, 1000.0 - 2 * R), np.full(n, 500.0)]
-    # b sets off without spin: it slides, slowing by mu g (vision.impulse.slide_travel)
+    # b sets off without spin: it slides, slowing by mu g (vision.events.impulse.slide_travel)
     run = slide_travel(v, np.clip(t - f0, 0.0, None), slide_decel(30.0))
     return _series({"c": c, "a": _still(a, n), "b": np.c_[b[0] + run, np.full(n, b[1])]}), f0
 
@@ -174,8 +174,8 @@ def test_pushed_apart_needs_both_paths_to_turn_along_the_line_of_centres(impulse
     line of centres at 45 degrees: a contact gives ``b`` ``impulse`` along it and takes
     as much from ``a``."""
     from contract.tables import load_table
-    from vision.events import EventFinder
-    from vision.shots import ShotSettings
+    from vision.events.finder import EventFinder
+    from vision.events.shots import ShotSettings
 
     n = np.array([1.0, 1.0]) / np.sqrt(2.0)
     t = np.arange(12, dtype=float)

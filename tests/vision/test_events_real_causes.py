@@ -21,10 +21,10 @@ from vision_scene import path_tracks
 from contract.events import EventType
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.detect import Detections
-from vision.geometry import pocket_shelf_mm
-from vision.shots import cut_tracks
-from vision.track import Tracker
+from vision.base.geometry import pocket_shelf_mm
+from vision.detect.detector import Detections
+from vision.events.shots import cut_tracks
+from vision.track.tracker import Tracker
 
 FPS = 25.0
 POOL = load_table("pool-9ft")

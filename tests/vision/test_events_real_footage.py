@@ -19,7 +19,7 @@ CLIPS = (  # (clip, its strikes checked too)
     ("pool-9ball-overhead/clip5.mp4", False),
     ("pool-9ball-overhead/clip1.mp4", True),
     ("carom-3cushion-overhead/clip.mp4", True),
-    ("pool-9ball-overhead/clip3.mp4", True),  # the blue 2's faint streak (vision.streak)
+    ("pool-9ball-overhead/clip3.mp4", True),  # the blue 2's faint streak (vision.detect.streak)
 )
 
 

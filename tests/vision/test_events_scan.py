@@ -1,4 +1,4 @@
-"""Contacts read from velocity changes (vision.impulse.impulse_scan) and the centre-line
+"""Contacts read from velocity changes (vision.events.impulse.impulse_scan) and the centre-line
 crossing of a ball falling into a middle pocket: hand-built paths in table mm."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from contract.events import EventType
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.impulse import impulse_scan
-from vision.series import Series
-from vision.shots import cut_tracks
+from vision.events.impulse import impulse_scan
+from vision.events.series import Series
+from vision.events.shots import cut_tracks
 
 T = load_table("pyramid-12ft")
 R = T.ball_radius

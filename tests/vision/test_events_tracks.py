@@ -10,8 +10,8 @@ from vision_scene import path_tracks
 from contract.events import EventType
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.series import relink, series_from_tracks
-from vision.shots import cut_tracks
+from vision.events.series import relink, series_from_tracks
+from vision.events.shots import cut_tracks
 
 FPS = 30.0
 PYR = load_table("pyramid-12ft")

@@ -1,4 +1,4 @@
-"""A frame darker, brighter or tinted against the empty-cloth model (vision.exposure):
+"""A frame darker, brighter or tinted against the empty-cloth model (vision.detect.exposure):
 red balls on red cloth are still found, and an empty cloth stays empty."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 from scipy.spatial.distance import cdist
 from vision_scene import draw_scene, topdown_calib
 
-import vision.exposure as exposure
+import vision.detect.exposure as exposure
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
-from vision.exposure import ClothGain
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
+from vision.detect.exposure import ClothGain
 
 SIZE = (1280, 720)
 RED_CLOTH = (82, 51, 178)  # BGR, the red cloth of the hand-held uk8ball clip

@@ -1,4 +1,4 @@
-"""Contacts read from impulses (vision.impulse, vision.impulse_scan, vision.contact_checks):
+"""Contacts read from impulses (vision.events.impulse, vision.events.impulse_scan, vision.events.contact_checks):
 sliding starts, the hit time of a frozen cluster, a striker set off just before it hits,
 balls that stayed put, a push of repeated contacts, a rack read at 720p noise. Small
 hand-integrated paths in table mm, frames at 30 fps."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.contact_checks import stayed_put, untouched
-from vision.impulse import (
+from vision.events.contact_checks import stayed_put, untouched
+from vision.events.impulse import (
     _hit_time,
     _v_after,
     rack_contacts,
@@ -17,8 +17,8 @@ from vision.impulse import (
     slide_decel,
     slide_travel,
 )
-from vision.impulse_scan import impulse_scan
-from vision.series import Series
+from vision.events.impulse_scan import impulse_scan
+from vision.events.series import Series
 
 R = 34.0
 A = slide_decel(30.0)  # mm/frame^2 of a ball sliding without spin
@@ -290,7 +290,7 @@ def test_a_thin_kiss_against_a_near_miss(offset_mm, contact):
     from contract.events import EventType
     from contract.tables import load_table
     from tests.vision.vision_scene import path_tracks
-    from vision.shots import cut_tracks
+    from vision.events.shots import cut_tracks
 
     paths, touched = _kiss(offset_mm)
     assert (touched is not None) == contact

@@ -1,5 +1,5 @@
 """A moving ball's detection that hops off its path for a frame or two and back (a
-pressed ball pulled to a neighbour) is no velocity change (vision.impulse_scan.hops):
+pressed ball pulled to a neighbour) is no velocity change (vision.events.impulse_scan.hops):
 the scan reads no contact from it, while a real change of motion (a hit, a start from
 rest) is no hop. Table mm, frames at 30 fps."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.impulse_scan import hops, impulse_scan
-from vision.series import Series
+from vision.events.impulse_scan import hops, impulse_scan
+from vision.events.series import Series
 
 R = 34.0
 N = 30
@@ -88,10 +88,10 @@ def _kinked(hop: float) -> list[str]:
     and 34 (the pull makes the kink, and the approach to ``2``)."""
     from contract.tables import load_table
     from tests.vision.vision_scene import path_tracks
-    from vision.events import EventFinder
-    from vision.motion import Kink, Movement
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.motion import Kink, Movement
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     table = load_table("pyramid-12ft")
     r = table.ball_radius

@@ -1,7 +1,7 @@
 """White pyramid balls whose printed figure faces the camera (the synthetic renderer:
 ``synth.render_balls.pyramid_glyph`` ink, shading, lamps' shadows, the camera's
 perspective) are found, once each, with sub-pixel centres: the figure's dark ink must
-not punch a hole in the ball's foreground (``vision.detect_foreground``: the relative
+not punch a hole in the ball's foreground (``vision.detect.foreground``: the relative
 test drops pixels under a fraction of the ball's strongest contrast, and the opening
 then erodes the ring left around the hole). Alone at 1080p (r 13-16 px) and 720p
 (r about 10 px), turned 0-30 degrees off the line of sight, numbers 1..15; touching
@@ -27,8 +27,8 @@ from synth.camera import Camera, random_camera
 from synth.planner import rack
 from synth.render import Renderer
 from synth.world import BallInfo, BallPose, WorldFrame
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -149,9 +149,9 @@ def test_a_facing_ball_touching_another_is_one_of_two(size, seed, zoom, number):
 
 
 # in a 1080p rack whose figures face the camera two balls are lost (as before the ink fix):
-# holes are filled in blobs of one or two balls only (vision.detect_foreground.INK_BLOB),
+# holes are filled in blobs of one or two balls only (vision.detect.foreground.INK_BLOB),
 # because a rack's mask with its figures filled makes the k-means split read 16 balls for
-# test_refine_cluster's rack (the split, vision.split, needs a second look at racks first)
+# test_refine_cluster's rack (the split, vision.detect.split, needs a second look at racks first)
 RACK_LOST = pytest.mark.xfail(strict=True, reason="two balls of a facing 1080p rack lost")
 
 

@@ -12,12 +12,12 @@ from vision_scene import draw_scene, topdown_calib
 
 from contract.events import Event, EventType
 from contract.tables import load_table
-from vision.camera_motion import AFTER_FRAMES
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.base.camera_motion import AFTER_FRAMES
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
+from vision.events.shots_live import LIVE_BUFFER_S, LiveShotCutter
 from vision.live import FINAL_FRAMES, LiveWatch, make_processor
 from vision.register import DriftWatch
-from vision.shots_live import LIVE_BUFFER_S, LiveShotCutter
 
 SIZE = (960, 540)
 FPS = 30.0

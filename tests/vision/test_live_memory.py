@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from contract.tables import load_table
-from vision.shots_live import LiveShotCutter
+from vision.events.shots_live import LiveShotCutter
 
 
 def _feed(cutter: LiveShotCutter, start: int, n: int, moving: bool) -> None:

@@ -1,4 +1,4 @@
-"""The number reader's vote (``vision.numbers``): views, the Hungarian assignment,
+"""The number reader's vote (``vision.numbers.reader``): views, the Hungarian assignment,
 elimination, and the reader's loading errors."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import shutil
 import numpy as np
 import pytest
 
-from vision.classify import MODEL_DIR
-from vision.numbers import (
+from vision.detect.classify import MODEL_DIR
+from vision.numbers.reader import (
     P_VIEW,
     NumberReader,
     NumberVote,

@@ -38,8 +38,8 @@ def test_second_look_timing_balls_are_all_turned():
     """The second look's timing row measures the second read: every inked ball's figure
     lies off its centre, so every one is turned and read again."""
     from bench.bench_ballnet import timing
-    from vision.classify import extract_patches
-    from vision.numbers import NUM_PATCH, NUM_SPAN, turned_figure
+    from vision.detect.classify import extract_patches
+    from vision.numbers.reader import NUM_PATCH, NUM_SPAN, turned_figure
 
     seen = []
 

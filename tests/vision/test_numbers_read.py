@@ -1,5 +1,5 @@
 """The shipped number reader (``models/ballnet/numbers.onnx`` through
-``vision.numbers.NumberReader``) on freshly rendered pyramid balls at 1080p size: all
+``vision.numbers.reader.NumberReader``) on freshly rendered pyramid balls at 1080p size: all
 fifteen figures facing the camera at assorted turns, balls turned away and the yellow."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from synth.camera import Camera, random_camera
 from synth.render import Renderer
 from synth.render_balls import silhouette
 from synth.world import BallInfo, BallPose, WorldFrame
-from vision.numbers import P_VIEW_REST, NumberReader, evidence
+from vision.numbers.reader import P_VIEW_REST, NumberReader, evidence
 
 
 @pytest.fixture(scope="module")

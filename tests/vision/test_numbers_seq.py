@@ -9,7 +9,7 @@ import pytest
 
 from contract.tables import load_table
 from models.ballnet.numseq import FPS, paths, rolled, score, vote
-from vision.numbers import NUM_PATCH
+from vision.numbers.reader import NUM_PATCH
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Turning a ball's printed figure to face the camera (``vision.numbers``): the ink's
+"""Turning a ball's printed figure to face the camera (``vision.numbers.reader``): the ink's
 centre, the sphere unwarp, and the reader's second look at balls at rest."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.numbers import (
+from vision.numbers.reader import (
     FRONTAL_OFF,
     LIMB,
     NUM_PATCH,
@@ -135,6 +135,6 @@ def test_reader_second_look_only_where_flagged():
 
 
 def reader_patch(img: np.ndarray, uv: np.ndarray, r: np.ndarray) -> np.ndarray:
-    from vision.classify import extract_patches
+    from vision.detect.classify import extract_patches
 
     return extract_patches(img, uv, r, NUM_PATCH, 1.0)[0]

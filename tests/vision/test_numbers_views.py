@@ -1,4 +1,4 @@
-"""The number vote's views (``vision.numbers.NumberVote``): how far the ball moved between
+"""The number vote's views (``vision.numbers.reader.NumberVote``): how far the ball moved between
 frames, a new view when a ball comes to rest, and sure views outvoting unsure ones."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.vision.test_numbers import R_PX, look
-from vision.numbers import (
+from vision.numbers.reader import (
     GEO_LOOKS,
     GEO_MIN_RADIUS_PX,
     P_GEO,
@@ -205,7 +205,7 @@ class _Reader:
 
 
 def _det(frame: int, uv: tuple[float, float], radius: float = 16.0):
-    from vision.detect import Detections
+    from vision.detect.detector import Detections
 
     xy = np.array([[uv[0] * 2, uv[1] * 2]])  # table mm: 0.5 px a mm
     return Detections(
@@ -233,7 +233,7 @@ def _det(frame: int, uv: tuple[float, float], radius: float = 16.0):
 )
 def test_tracker_reads_only_balls_slow_enough_for_the_reader(px_a_frame, read):
     from contract.tables import load_table
-    from vision.track import Tracker
+    from vision.track.tracker import Tracker
 
     tracker = Tracker(load_table("pyramid-12ft"))
     reader = _Reader()
@@ -252,7 +252,7 @@ def test_tracker_gives_the_second_look_to_slow_balls_only(creep_px, second):
     """At rest or rolling under 0.35 radius a frame (16 px radius): the second look;
     faster: not."""
     from contract.tables import load_table
-    from vision.track import Tracker
+    from vision.track.tracker import Tracker
 
     tracker = Tracker(load_table("pyramid-12ft"))
     reader = _Reader(p=0.6, numbers=(3, 8))  # views disagree: the ball stays undecided
@@ -265,7 +265,7 @@ def test_tracker_gives_the_second_look_to_slow_balls_only(creep_px, second):
 
 def test_tracker_gives_the_second_look_once_a_rolling_ball_rests():
     from contract.tables import load_table
-    from vision.track import Tracker
+    from vision.track.tracker import Tracker
 
     tracker = Tracker(load_table("pyramid-12ft"))
     reader = _Reader(p=0.6, numbers=(3, 8))  # views disagree: the ball stays undecided

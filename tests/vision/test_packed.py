@@ -1,4 +1,4 @@
-"""Packing a rack's blob (``vision.packed``): a split of the hole-filled blob is taken only
+"""Packing a rack's blob (``vision.detect.packed``): a split of the hole-filled blob is taken only
 where it finds balls the plain split misses, never for a tight rack whose every ball shows
 whole (the generated break clips: one more centre squeezed between two racked balls cost
 contacts)."""
@@ -12,10 +12,10 @@ from scipy.spatial.distance import cdist
 from vision_scene import draw_scene, rack, topdown_calib
 
 from contract.tables import load_table
-from vision import packed as P
-from vision import split as S
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect import packed as P
+from vision.detect import split as S
+from vision.detect.detector import Detector
 
 R = 5.0  # ball radius, work px
 

@@ -2,14 +2,14 @@
 of each a square ring, its middle not enclosed, the blob's area 0.8 of its balls'): the plain
 split's counts stop at 1.1 x the area in balls, one short of the rack, and the hole-filled
 blob's k-means settles worse than the blob's own; the blob's own pixels split into more
-balls are then taken where that fits best (``vision.split._packed_split``). Work px."""
+balls are then taken where that fits best (``vision.detect.split._packed_split``). Work px."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision import split as S
+from vision.detect import split as S
 
 R = 4.93  # the expected ball radius, work px
 # the rack's blob in the first frame of the rendered held-out break pyr-break-h-13-720

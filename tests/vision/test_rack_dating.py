@@ -1,4 +1,4 @@
-"""When the contacts of a frozen cluster happened (vision.contact_finders): a contact
+"""When the contacts of a frozen cluster happened (vision.events.contact_finders): a contact
 the rack finder read at the cluster's start is dated when its striking ball reaches one
 diameter of the struck ball (plus the touching tolerance), within the set-off frames; a
 touching pair keeps the start. Table mm, frames at 30 fps."""
@@ -10,8 +10,8 @@ import pytest
 
 from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
-from vision.contact_finders import RACK_SETOFF_FRAMES
-from vision.impulse import RackContact
+from vision.events.contact_finders import RACK_SETOFF_FRAMES
+from vision.events.impulse import RackContact
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -22,9 +22,9 @@ REST = np.array([1500.0, 700.0])  # the struck ball, at rest throughout
 def _finder(gap0: float, speed: float):
     """An event finder over ball ``c`` rolling along x at ``speed`` mm/frame towards ``m``
     at rest at ``REST``; ``gap0`` mm between them (surfaces) at frame 10."""
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     n = 30
     t = np.arange(n, dtype=float)

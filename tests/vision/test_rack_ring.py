@@ -1,5 +1,5 @@
 """A frozen cluster's solve takes in the balls at rest a few mm beyond it
-(vision.contact_finders): a member set off that meets one within the frames its velocity
+(vision.events.contact_finders): a member set off that meets one within the frames its velocity
 is read over is read with it, not as a member that took less. Table mm, 30 fps."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
-from vision.impulse import slide_decel, slide_travel
+from vision.events.impulse import slide_decel, slide_travel
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -24,9 +24,9 @@ def _finder(gap: float):
     lies ``gap`` mm beyond ``b``: the impulse runs through ``a`` (which stays put) into
     ``b``, which slides off at ``V`` and, when it reaches ``x``, stops dead and sets
     ``x`` off (Newton's cradle)."""
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     n = 40
     t = np.arange(n, dtype=float)

@@ -1,4 +1,4 @@
-"""The forward model of a break (vision.rack_sim): hard-sphere impacts, the rack's
+"""The forward model of a break (vision.events.rack_sim): hard-sphere impacts, the rack's
 lattice, and the contacts it names from a rack and a striker read with measurement
 noise, checked against the synthetic world's own simulator (synth.physics) as truth."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.rack_sim import (
+from vision.events.rack_sim import (
     RUN_FRAMES,
     _striker_line,
     collided_pairs,
@@ -266,7 +266,7 @@ def test_impacts_order_does_not_depend_on_the_vanishing_gap(
 ) -> None:
     """A tight rack modelled as the limit of equal vanishing gaps: from a hundredth of a
     micrometre to ten micrometres the same pairs collide, those of the simulator."""
-    import vision.rack_sim as rs
+    import vision.events.rack_sim as rs
 
     rest, yellow, f0, truth = _break(0, 0.5)
     pairs = [
@@ -300,9 +300,9 @@ def test_rack_finder_drops_a_named_pair_the_model_never_collides(
     solve did not name."""
     from types import SimpleNamespace
 
-    from vision.contact_finders import ContactFinders
-    from vision.impulse import RackContact
-    from vision.series import Series
+    from vision.events.contact_finders import ContactFinders
+    from vision.events.impulse import RackContact
+    from vision.events.series import Series
 
     seen, pairs, xy, f0, truth = noisy_break(0, 0.5, 1.0, 0.3)
     if pair is None:

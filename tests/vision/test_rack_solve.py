@@ -1,4 +1,4 @@
-"""The rack solver (vision.rack_solve): a member's start velocity read over several
+"""The rack solver (vision.events.rack_solve): a member's start velocity read over several
 frames, rest positions put to touching, and the pairs of a small rack that carried an
 impulse: exact velocities give exactly the true pairs, noisy ones never a pair that
 carried none. Table mm, mm/frame, frames at 30 fps."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.impulse import rack_contacts, slide_decel
-from vision.rack_solve import (
+from vision.events.impulse import rack_contacts, slide_decel
+from vision.events.rack_solve import (
     MEMBER_SIGMAS,
     MemberVelocity,
     _design,
@@ -21,7 +21,7 @@ from vision.rack_solve import (
     touching_positions,
     travel,
 )
-from vision.series import Series
+from vision.events.series import Series
 
 R = 34.0
 SLIDE = slide_decel(30.0)  # 2.18 mm/frame^2

@@ -1,7 +1,7 @@
 """A frozen cluster whose struck member shows no start of its own (a rack's apex passes
 the hit on and creeps under a mm a frame): the rack finder names the moving ball whose
 straight path reached a member as the members set off and that stopped or turned there
-(vision.contact_finders). Table mm, 30 fps, exact tracks."""
+(vision.events.contact_finders). Table mm, 30 fps, exact tracks."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
-from vision.impulse import slide_decel, slide_travel
+from vision.events.impulse import slide_decel, slide_travel
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius
@@ -37,9 +37,9 @@ def _cue(kind: str) -> np.ndarray:
 def _finder(kind: str):
     """The cluster ``a``-``b`` (touching along x) and the cue ball ``c``; ``b`` slides off
     at V from F0, ``a`` never moves, so only ``c`` and ``b`` show starts."""
-    from vision.events import EventFinder
-    from vision.series import noise_mm, series_from_tracks
-    from vision.shots import ShotSettings, adapt
+    from vision.events.finder import EventFinder
+    from vision.events.series import noise_mm, series_from_tracks
+    from vision.events.shots import ShotSettings, adapt
 
     t = np.arange(N, dtype=float)
     b = A + [2 * R, 0.0]

@@ -23,10 +23,10 @@ import numpy as np
 import pytest
 from vision_scene import draw_scene, topdown_calib
 
-import vision.detect as detect_mod
+import vision.detect.detector as detect_mod
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 SIZE = (1280, 720)
 POOL = load_table("pool-9ft")

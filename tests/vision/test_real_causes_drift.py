@@ -10,7 +10,7 @@ reproduced on small synthetic data:
 - a cushion face misregistered into the surface was a ball past the cushion nose that
   slid along it (a false strike): no new ball's centre lies past a nose;
 - the blue 2 on blue cloth (clip3) smears into a streak under the detector's threshold
-  and its pocket was missed: :mod:`vision.streak` follows it (a ball seen resting only;
+  and its pocket was missed: :mod:`vision.detect.streak` follows it (a ball seen resting only;
   a streak extends a track and starts none).
 
 Positions table mm; pictures 1280x720 from a top-down calibration (``vision_scene``).
@@ -25,14 +25,14 @@ import numpy as np
 import pytest
 from vision_scene import COLOURS, draw_scene, topdown_calib
 
-import vision.streak as streak
+import vision.detect.streak as streak
 from calibration.monitor import Check
 from contract.tables import load_table
-from vision.camera_motion import AFTER_FRAMES
-from vision.capture import Frame
-from vision.detect import Detections, Detector
+from vision.base.camera_motion import AFTER_FRAMES
+from vision.capture.source import Frame
+from vision.detect.detector import Detections, Detector
 from vision.register import UNSURE_PX, DriftWatch
-from vision.track import Tracker
+from vision.track.tracker import Tracker
 
 POOL = load_table("pool-9ft")
 SIZE = (1280, 720)

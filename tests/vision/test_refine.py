@@ -1,4 +1,4 @@
-"""Sub-pixel ball centres (vision.refine): the centre is the ball's own circular edge,
+"""Sub-pixel ball centres (vision.detect.refine): the centre is the ball's own circular edge,
 not pulled by what lies beside it (a projected halo ring on one side, the ball's shadow,
 a cushion the ball is frozen to, a touching neighbour). Synthetic discs with exact
 sub-pixel centres; all positions in video px."""
@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.refine import _median_u8, _refine_one, edge_centre, refine_centres
+from vision.detect.refine import _median_u8, _refine_one, edge_centre, refine_centres
 
 CLOTH = np.array([95.0, 140.0, 60.0])  # BGR
 CUSHION = np.array([50.0, 80.0, 35.0])

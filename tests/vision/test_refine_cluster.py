@@ -1,6 +1,6 @@
 """Centres of touching balls in rendered pictures (the synthetic renderer: lamps' soft
 shadows, shading, the camera's perspective): balls of a frozen cluster read touching.
-With ``vision.refine.SYMMETRIC_CELL`` the centroid among neighbours takes what lies
+With ``vision.detect.refine.SYMMETRIC_CELL`` the centroid among neighbours takes what lies
 beyond a ball's disk and its edge only where it is symmetric about the estimate; without
 it (the default: the event stage's tolerances were set on centres read apart) a bisector
 with a touching ball cuts the ball's shadow and blur on that side only, and touching
@@ -14,15 +14,15 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-import vision.refine as refine
+import vision.detect.refine as refine
 from contract.calib import Calibration
 from contract.tables import load_table
 from synth.camera import random_camera
 from synth.planner import rack
 from synth.render import Renderer
 from synth.world import BallInfo, BallPose, WorldFrame
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 TABLE = load_table("pyramid-12ft")
 R = TABLE.ball_radius

@@ -11,8 +11,8 @@ import pytest
 from vision_scene import draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
 
 SIZE = (1280, 720)
 

@@ -11,7 +11,7 @@ from contract.match import read_match
 from contract.tables import load_table
 from contract.tracks import read_tracks
 from service.cli import main
-from vision.capture import VideoSource
+from vision.capture.source import VideoSource
 
 SIZE = (640, 360)
 N = 24
@@ -142,7 +142,7 @@ def test_replay_read_numbers_hands_frames_to_the_reader_and_renames(
     """``--read-numbers``: the tracker gets every frame's picture and a ball read as 7 is
     written under id ``7`` from its first row (contract §3); without it, ids stay ``wN``.
     Without either flag, only classic pyramid reads."""
-    from vision.track import Tracker
+    from vision.track.tracker import Tracker
 
     d, _ = clip
     seen: list[bool] = []

@@ -9,8 +9,8 @@ from vision_scene import path_tracks
 from contract.events import EventType
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.shots import cut_tracks
-from vision.shots_live import LiveShotCutter
+from vision.events.shots import cut_tracks
+from vision.events.shots_live import LiveShotCutter
 
 FPS = 30.0
 T = load_table("pyramid-12ft")
@@ -185,7 +185,7 @@ def _braking(t_stop: float, a: float, n: int, x0: float = 1000.0) -> np.ndarray:
     ],
 )
 def test_stop_time_within_a_frame_of_the_true_stop(noise_mm, lag, decel_known) -> None:
-    from vision.motion import stop_time
+    from vision.events.motion import stop_time
 
     rng = np.random.default_rng(3)
     t_stop, a = 40.3, 0.19
@@ -199,7 +199,7 @@ def test_stop_time_within_a_frame_of_the_true_stop(noise_mm, lag, decel_known) -
 
 
 def test_rolling_decel_is_measured_from_slow_rolling_balls() -> None:
-    from vision.motion import rolling_decel
+    from vision.events.motion import rolling_decel
 
     balls = np.stack([_braking(40.0 + k, 0.19, 60, 500.0 + 100 * k) for k in range(3)])
     assert rolling_decel(balls) == pytest.approx(0.19, abs=0.01)

@@ -13,7 +13,7 @@ from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
-from vision.shots import cut_tracks
+from vision.events.shots import cut_tracks
 
 FPS = 30.0
 T = load_table("carom-match")

@@ -10,7 +10,7 @@ from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
-from vision.shots import cut_tracks
+from vision.events.shots import cut_tracks
 
 FPS = 30.0
 T = load_table("pyramid-12ft")
@@ -125,7 +125,7 @@ def test_the_stop_is_fitted_on_the_last_approach_after_a_slow_rise(seed):
     for four frames: under the one-frame rise test at 0.5 mm of noise) and rolls back to
     a stop at frame 29.1 (0.2 mm/frame^2, pyramid-pots seed 2): the stop is fitted on
     that last approach alone, within a frame."""
-    from vision.motion import stop_time
+    from vision.events.motion import stop_time
 
     t = np.arange(50, dtype=float)
     d = np.where(t <= 9, 40.0 - 2.7 * t, 16.0 + 2.5 * (t - 9))
@@ -137,7 +137,7 @@ def test_the_stop_is_fitted_on_the_last_approach_after_a_slow_rise(seed):
 
 
 def _run(xy: np.ndarray):
-    from vision.motion import Movement
+    from vision.events.motion import Movement
 
     at = (float(xy[0, 0]), float(xy[0, 1]))
     return Movement("w1", 1.0, 20.0, at, at, (0, 0), (0, 0), (), False, False, 1, 20)
@@ -154,9 +154,9 @@ def _run(xy: np.ndarray):
     ],
 )
 def test_seen_moving_needs_two_measured_steps_the_same_way(case, hidden, expected):
-    """:func:`vision.motion.seen_moving` on one ball's rows (mm, measured unless
+    """:func:`vision.events.motion.seen_moving` on one ball's rows (mm, measured unless
     ``hidden``): the frame before its first rolling step ends, or None."""
-    from vision.motion import seen_moving
+    from vision.events.motion import seen_moving
 
     t = np.arange(24, dtype=float)
     x = {

@@ -20,9 +20,9 @@ from synth.camera import random_camera
 from synth.planner import carom_balls
 from synth.render import Renderer
 from synth.world import BallPose, SkittlePose, WorldFrame
-from vision.capture import Frame
-from vision.detect import Detector
-from vision.skittles import GATE_MM, line_elements, residuals, skittle_residual
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
+from vision.detect.skittles import GATE_MM, line_elements, residuals, skittle_residual
 
 TABLE = load_table("carom-match")
 SIZES = {"1080": (1920, 1080), "720": (1280, 720)}

@@ -10,10 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import SHIFT_REACH, Detector, _mean_change
-from vision.detect_foreground import tiles_hot
-from vision.refine import _refine_one
-from vision.split import components, nonzero_flat
+from vision.detect.detector import SHIFT_REACH, Detector, _mean_change
+from vision.detect.foreground import tiles_hot
+from vision.detect.refine import _refine_one
+from vision.detect.split import components, nonzero_flat
 
 
 def _tiles_by_sums(hot: np.ndarray, tile: int, ch: int = 3) -> np.ndarray:
@@ -128,7 +128,7 @@ def _ball_scene(rng: np.random.Generator, blur: float):
 
 def _refine_full_iterations(img, plate, pn, c, r, nb, thr, iters):
     """The centroid iterations without the early stop (the plain way)."""
-    from vision.colour import plate_distance
+    from vision.base.colour import plate_distance
 
     half = int(np.ceil(1.7 * r)) + 1
     x0, y0 = max(0, int(c[0]) - half), max(0, int(c[1]) - half)
@@ -175,7 +175,7 @@ def test_nonzero_pixels_and_blob_statistics_match_opencv(h, w, share) -> None:
 
 
 def test_the_last_frames_distance_is_restored_from_the_writes_logged() -> None:
-    from vision.streak import _Before
+    from vision.detect.streak import _Before
 
     rng = np.random.default_rng(5)
     d = rng.random((40, 60)).astype(np.float32)
@@ -192,7 +192,7 @@ def test_the_last_frames_distance_is_restored_from_the_writes_logged() -> None:
 
 def _join_one_by_one(uv, radii, group):
     """A lone candidate joins its nearest crowd within reach, one at a time (plain)."""
-    from vision.packed import CROWD, JOIN
+    from vision.detect.packed import CROWD, JOIN
 
     group = np.asarray(group).copy()
     if len(group) < CROWD + 1:
@@ -213,7 +213,7 @@ def _join_one_by_one(uv, radii, group):
 
 @pytest.mark.parametrize("n, groups, spread", [(3, 2, 100), (6, 2, 60), (10, 3, 120), (13, 4, 80)])
 def test_lone_candidates_join_crowds_as_one_by_one(n, groups, spread) -> None:
-    from vision.packed import join_crowds
+    from vision.detect.packed import join_crowds
 
     rng = np.random.default_rng(n * groups)
     joined = 0
@@ -231,7 +231,7 @@ def test_lone_candidates_join_crowds_as_one_by_one(n, groups, spread) -> None:
 @pytest.mark.parametrize("share", [0.02, 0.1, 0.5, 1.0])
 @pytest.mark.parametrize("h, w, tile", [(282, 525, 16), (33, 47, 16), (20, 20, 5)])
 def test_changed_tiles_are_copied_as_by_the_masked_copy(h, w, tile, share) -> None:
-    from vision.detect_foreground import _copy_tiles
+    from vision.detect.foreground import _copy_tiles
 
     rng = np.random.default_rng(int(share * 100) + h)
     th, tw = -(-h // tile), -(-w // tile)
@@ -248,7 +248,7 @@ def test_changed_tiles_are_copied_as_by_the_masked_copy(h, w, tile, share) -> No
 
 @pytest.mark.parametrize("share, inside", [(0.0, 0.9), (0.001, 0.9), (0.05, 0.5), (1.0, 1.0)])
 def test_changed_bytes_inside_by_masked_norm_as_by_and_then_count(share, inside) -> None:
-    """The change test's count (vision.detect_foreground: the thresholded bytes' L1 norm
+    """The change test's count (vision.detect.foreground: the thresholded bytes' L1 norm
     under the region's mask over 255) is the count of the bytes set in both."""
     rng = np.random.default_rng(int(share * 1000))
     hot = np.where(rng.random((282, 3 * 525)) < share, 255, 0).astype(np.uint8)

@@ -14,10 +14,10 @@ from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
 from contract.tables import load_table
-from vision import packed as P
-from vision import split as S
-from vision.capture import Detections
-from vision.streak import RESTED, StreakWatch
+from vision.capture.source import Detections
+from vision.detect import packed as P
+from vision.detect import split as S
+from vision.detect.streak import RESTED, StreakWatch
 
 
 def _rack(r: float, hole: bool, gap: float = 1.6) -> np.ndarray:
@@ -182,7 +182,7 @@ def test_a_rack_sized_blob_ignores_the_warm_start():
 def test_the_warm_start_is_the_most_overlapping_blob_of_last_frame_moved_to_the_crop(
     boxes, at, want
 ):
-    from vision.detect import _warm_start
+    from vision.detect.detector import _warm_start
 
     last = {
         (*b, 300): S.BlobFit(np.zeros((0, 2)), splits={3: np.full((3, 2), 7.0) + j})

@@ -1,4 +1,4 @@
-"""Blob splitting (vision.split): the disk cover counts and costs against a plain
+"""Blob splitting (vision.detect.split): the disk cover counts and costs against a plain
 per-disk formulation, and splits of synthetic touching balls; work-image px."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.split import _cover_count, _disk_cost, fit_blob
+from vision.detect.split import _cover_count, _disk_cost, fit_blob
 
 
 def _cover_reference(centres: np.ndarray, r: float, h: int, w: int) -> np.ndarray:

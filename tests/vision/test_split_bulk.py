@@ -1,4 +1,4 @@
-"""A body reaching in from beyond the table (vision.split.THICK): a blob on the examined
+"""A body reaching in from beyond the table (vision.detect.split.THICK): a blob on the examined
 picture's outer edge, holding a disk much wider than a ball and larger than a cluster of
 balls, is an actor without k-means; balls at the cushion and racks are split as before.
 Work-image px in the split tests, table mm in the detector's."""
@@ -11,9 +11,9 @@ import pytest
 from vision_scene import draw_scene, topdown_calib
 
 from contract.tables import load_table
-from vision.capture import Frame
-from vision.detect import Detector
-from vision.split import MAX_PEAK_BALLS, THICK, THICK_FROM, fit_blob, thickness
+from vision.capture.source import Frame
+from vision.detect.detector import Detector
+from vision.detect.split import MAX_PEAK_BALLS, THICK, THICK_FROM, fit_blob, thickness
 
 R = 4.5  # work px: the detector's ball radius
 
@@ -91,7 +91,7 @@ def test_a_solid_rack_inside_the_table_is_split() -> None:
 
 
 def test_detector_reports_a_body_over_the_cushion_as_an_actor(monkeypatch) -> None:
-    import vision.split as split
+    import vision.detect.split as split
 
     runs = []
     kmeans = split._kmeans

@@ -11,7 +11,7 @@ import pytest
 from contract.tables import load_table
 from contract.tracks import Tracks, TracksWriter, read_tracks, write_tracks
 from vision import stream
-from vision.shots import cut_tracks
+from vision.events.shots import cut_tracks
 from vision.stream import (
     RowSpill,
     SegmentShots,
@@ -189,8 +189,8 @@ def test_streamed_replay_writes_what_the_in_memory_replay_keeps(tmp_path, monkey
     monkeypatch.setattr(stream, "HOLD_FRAMES", 20)
     from contract.calib import read_calibration
     from contract.match import Match, VideoInfo
+    from vision.events.shots import shots_from_tracks
     from vision.replay import stream_video, track_video
-    from vision.shots import shots_from_tracks
 
     video = FIX / "pyramid-knock-1080.mp4"
     calib = read_calibration(FIX / "pyramid-knock-1080.calib.json")
@@ -217,7 +217,7 @@ def test_streamed_replay_keeps_the_rows_of_a_failed_run(tmp_path, monkeypatch):
     rows it tracked before, and re-raises."""
     from contract.calib import read_calibration
     from vision.replay import stream_video
-    from vision.track import Tracker
+    from vision.track.tracker import Tracker
 
     calib = read_calibration(FIX / "pyramid-knock-1080.calib.json")
     update = Tracker.update

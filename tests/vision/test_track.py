@@ -7,8 +7,8 @@ import pytest
 
 from contract.tables import load_table
 from contract.tracks import Tracks
-from vision.detect import Detections
-from vision.track import Tracker
+from vision.detect.detector import Detections
+from vision.track.tracker import Tracker
 
 FPS = 30.0
 
@@ -282,7 +282,7 @@ def test_rolling_white_ball_takes_its_number_and_keeps_it_in_later_rows():
 
 
 def test_ball_at_rest_is_one_view_and_an_unsure_vote_reads_nothing():
-    from vision.numbers import REST_LOOKS
+    from vision.numbers.reader import REST_LOOKS
 
     t = load_table("pyramid-12ft")
     tracker = Tracker(t)

@@ -1,5 +1,5 @@
 """A hidden resting ball leaves its rest only when the departure is seen
-(vision.track_depart). pyr-pots-10-1080: an arm hides the resting 2 and the arm's end,
+(vision.track.depart). pyr-pots-10-1080: an arm hides the resting 2 and the arm's end,
 cut out as a white smear 82 mm from the 2's home (measured: -13.4, -80.7 mm, the same
 place within 1.2 mm at frames 69, 71, 73, 80, 81 and 93, the 2 last seen at 64), was
 given to the 2: its rows flew to the hand and back. A struck ball hidden under the cue
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.detect import Detections
-from vision.track import Tracker
-from vision.track_depart import start_holds
+from vision.detect.detector import Detections
+from vision.track.depart import start_holds
+from vision.track.tracker import Tracker
 
 FPS = 30.0
 HOME = np.array([2745.0, 500.0])  # table mm

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.detect import Detections
-from vision.split import fit_blob, long_axis
-from vision.track import Tracker
-from vision.track_reach import REACH_BAND, off_axis
+from vision.detect.detector import Detections
+from vision.detect.split import fit_blob, long_axis
+from vision.track.reach import REACH_BAND, off_axis
+from vision.track.tracker import Tracker
 
 FPS = 30.0
 HOME = np.array([2019.0, 1733.0])  # table mm: ball 8's home along the cushion in the clip
@@ -30,7 +30,7 @@ def _run(angle_deg: float | None, hidden: int) -> tuple[float, float]:
     """w1 rests 30 frames at HOME, goes unseen ``hidden`` frames, then a detection shows
     at SMEAR_AT: a smear whose long axis points ``angle_deg`` degrees from the table's
     x axis, or a sharp ball when None; next frame it shows again 30 mm on along that
-    line, away from HOME (a struck ball rolls on: vision.track_depart). Returns w1's
+    line, away from HOME (a struck ball rolls on: vision.track.depart). Returns w1's
     distance (mm) from HOME on those two frames (rows held a frame or two included)."""
     tracker = Tracker(load_table("pyramid-12ft"))
     seen = 30 + hidden

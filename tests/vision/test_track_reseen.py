@@ -10,9 +10,9 @@ from vision_scene import path_tracks
 
 from contract.events import EventType
 from contract.tables import load_table
-from vision.series import series_from_tracks
-from vision.shots import cut_tracks
-from vision.track_reseen import drop_reseen_jumps
+from vision.events.reseen import drop_reseen_jumps
+from vision.events.series import series_from_tracks
+from vision.events.shots import cut_tracks
 
 FPS = 30.0
 T = load_table("pyramid-12ft")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.detect import Detections
-from vision.track import Tracker
+from vision.detect.detector import Detections
+from vision.track.tracker import Tracker
 
 FPS = 30.0
 BALLS = [np.array([600.0 + 300 * k, 500.0 + 150 * (k % 3)]) for k in range(6)]

@@ -1,4 +1,4 @@
-"""A fast ball stopping dead at a contact keeps its id (vision.track_swap, issue 5).
+"""A fast ball stopping dead at a contact keeps its id (vision.track.swap, issue 5).
 
 The case of pyr-offtable-0-1080 (table mm, as detected): the yellow, jumped at ~168 mm a
 frame, stops dead on the resting 7, which flies off smeared (blurred, read white). The
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from vision.detect import Detections
-from vision.track import Tracker
+from vision.detect.detector import Detections
+from vision.track.tracker import Tracker
 
 FPS = 30.0
 REST_Y, REST_7 = (3068.3, 1226.4), (3274.2, 1533.2)
