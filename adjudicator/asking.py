@@ -9,6 +9,10 @@ question. The referee's answer (``RefereeInput.answers``) picks a reading; the s
 from it, so every later verdict is judged again from the corrected state. While a question
 is open the state goes on from the most likely reading (the shot as read).
 
+Classic pyramid: a pocketed ball whose number was not read (``wN``) scores an unknown
+number: one reading per number still possible, asked ``about: "number"``, unless only one
+number is left (known by elimination, said in the verdict).
+
 Carom: the ball a player strikes names the player (white is A's, yellow B's by default): a
 shot struck with the other player's ball is played by its owner, said in the verdict, and
 the shot before, whose verdict gave the turn to the wrong player, is asked.
@@ -26,6 +30,7 @@ from adjudicator.doubt import (
     between,
     merged,
     no_rest_after,
+    number_readings,
     readings,
     split,
     strikes,
@@ -51,6 +56,35 @@ class _Judged:
     skip_next: bool = False
 
 
+STRUCTURAL = ("merge", "missed")
+
+
+def _distinct(judged: list[_Judged], shooter: str) -> list[_Judged]:
+    """The readings that differ as the shooter sees them (the first of each), and every
+    structural one (a merge, a split, a missed shot: what follows depends on them)."""
+    out: list[_Judged] = []
+    seen: list[tuple] = []
+    for j in judged:
+        key = as_shooter_sees(j.verdict, shooter)
+        if key not in seen or j.reading.key in STRUCTURAL or j.reading.key.startswith("split@"):
+            out.append(j)
+            seen.append(key)
+    return out
+
+
+def _known(state: MatchState, prev: Shot | None) -> set[str]:
+    """Ball ids known to be elsewhere than a pocketed unread ball: shelved, or seen at rest
+    after the shot before (the camera's reading, not the rules' model of the rack)."""
+    return {b for s in state.shelf.values() for b in s} | set(prev.rest if prev else ())
+
+
+def _noted(v: Verdict, why: str | None) -> Verdict:
+    """``v`` with ``why`` (a number known by elimination) among its reasons."""
+    if why is None:
+        return v
+    return v.model_copy(update={"reasons": (*v.reasons, _reason(why, why))})
+
+
 def _last(j: _Judged, v: Verdict) -> MatchState:
     """The state after ``j`` with ``v`` (its verdict as finally given) as the last verdict."""
     if j.after.last_verdict is j.verdict or j.after.last_verdict == j.verdict:
@@ -64,12 +98,20 @@ class Asker:
     ``carom``: 5-pin (the struck ball names the player)."""
 
     def __init__(
-        self, rules: GameRules, fps: float, *, premium: bool, carom: bool, infer: Infer | None
+        self,
+        rules: GameRules,
+        fps: float,
+        *,
+        premium: bool,
+        carom: bool,
+        infer: Infer | None,
+        numbered: bool = False,
     ) -> None:
         self.rules = rules
         self.fps = fps
         self.infer = infer if premium else None
         self.carom = carom
+        self.numbered = numbered
 
     # ------------------------------------------------------------------ one reading
     def _judge(self, state: MatchState, reading: Reading, kind: str, nxt: Shot | None) -> _Judged:
@@ -132,50 +174,37 @@ class Asker:
         """The verdict of ``shot``, the state after it, its question (None when sure) and
         whether the next shot was merged into it by the referee's answer."""
         why, structural = self._structural(state, shot, prev, respot, nxt)
-        judged: list[_Judged] = []
-        for r in readings(shot):
-            try:
-                judged.append(self._judge(state, r, "as_read", nxt))
-            except ValueError:
-                if r.key == "as_read":
-                    raise
-        for r, kind, st in structural:
-            try:
-                judged.append(self._judge(st, r, kind, nxt))
-            except ValueError:
-                continue
-        shooter = shot.player or state.turn
-        distinct: list[_Judged] = []
-        for j in judged:
-            seen = [as_shooter_sees(d.verdict, shooter) for d in distinct]
-            if (
-                as_shooter_sees(j.verdict, shooter) not in seen
-                or j.reading.key
-                in (
-                    "merge",
-                    "missed",
-                )
-                or j.reading.key.startswith("split@")
-            ):
-                distinct.append(j)
-        answer = (shot.referee.answers.get("verdict") if shot.referee else None) or None
+        known = _known(state, prev)
+        numbered, elim = number_readings(shot, known) if self.numbered else ([], None)
+        if elim is not None:  # the one number left: the ball is judged as that number
+            shot, numbered = numbered[0].shot, []
+        judged = self._judge_all(state, shot, nxt, structural, numbered)
+        distinct = _distinct(judged, shot.player or state.turn)
+        answers = set(shot.referee.answers.values()) if shot.referee else set()
+        chosen = next((j for j in judged if j.reading.key in answers), None)
         first = judged[0]
-        chosen = next((j for j in judged if j.reading.key == answer), None)
         if len(distinct) == 1 and not why:
-            return first.verdict, first.after, None, False
-        doubts = [j.reading for j in distinct[1:]]
+            return _noted(first.verdict, elim), first.after, None, False
+        options = [j for j in distinct if not (numbered and j.reading.key == "as_read")]
+        doubts = [j.reading for j in options if j.reading.key != "as_read"]
         text = "; ".join(why) or "the verdict depends on " + " or ".join(
             r.label for r in doubts[:3]
         )
         frames = tuple(sorted({f for r in doubts for f in r.frames})) or (shot.start.frame,)
+        about = "unseen" if shot.unseen is not None else "verdict"
+        if numbered and not why and all(r.key.startswith("number:") for r in doubts):
+            about, text = (
+                "number",
+                "the number of a pocketed ball was not read: "
+                + ", ".join(dict.fromkeys(r.label.split(" is ")[0] for r in doubts)),
+            )
         q = Question(
             id="",
             shot=shot.index,
-            about="unseen" if shot.unseen is not None else "verdict",
+            about=about,
             why=text,
             options=tuple(
-                Option(key=j.reading.key, label=j.reading.label, verdict=j.verdict)
-                for j in distinct
+                Option(key=j.reading.key, label=j.reading.label, verdict=j.verdict) for j in options
             ),
             frames=frames,
             answer=chosen.reading.key if chosen else None,
@@ -186,11 +215,30 @@ class Asker:
                 f"Решение судьи: {chosen.reading.label}",
             )
             v = chosen.verdict.model_copy(update={"reasons": (*chosen.verdict.reasons, note)})
-            return v, _last(chosen, v), q, chosen.skip_next
-        v = first.verdict.model_copy(
-            update={"uncertain": text, "readings": tuple(j.verdict for j in distinct[1:])}
-        )
-        return v, _last(first, v), q, False
+            return _noted(v, elim), _last(chosen, v), q, chosen.skip_next
+        others = tuple(j.verdict for j in options if j is not first)
+        v = first.verdict.model_copy(update={"uncertain": text, "readings": others})
+        return _noted(v, elim), _last(first, v), q, False
+
+    def _judge_all(
+        self,
+        state: MatchState,
+        shot: Shot,
+        nxt: Shot | None,
+        structural: list[tuple[Reading, str, MatchState]],
+        numbered: list[Reading],
+    ) -> list[_Judged]:
+        """Every reading judged, the shot as read first; readings the rules refuse are
+        left out (the shot as read never is)."""
+        judged: list[_Judged] = []
+        plain = [(r, "as_read", state) for r in (*readings(shot), *numbered)]
+        for r, kind, st in plain + structural:
+            try:
+                judged.append(self._judge(st, r, kind, nxt))
+            except ValueError:
+                if r.key == "as_read":
+                    raise
+        return judged
 
     # ------------------------------------------------------------------ the match
     def _carom_player(self, state: MatchState, shot: Shot) -> tuple[MatchState, str | None]:

@@ -163,6 +163,65 @@ def readings(shot: Shot) -> tuple[Reading, ...]:
     return tuple(out)
 
 
+# ----------------------------------------------------------------- ball numbers
+NUMBERS = tuple(str(n) for n in range(1, 16))
+MAX_NUMBER_READINGS = 40
+
+
+def _renamed(shot: Shot, names: dict[str, str]) -> Shot:
+    """``shot`` with ball ids renamed by ``names`` in every event and in the rest."""
+    events = []
+    for e in shot.events:
+        upd = {}
+        for f in ("ball", "by"):
+            if getattr(e, f) in names:
+                upd[f] = names[getattr(e, f)]
+        if e.balls is not None and any(b in names for b in e.balls):
+            upd["balls"] = tuple(names.get(b, b) for b in e.balls)
+        events.append(e.model_copy(update=upd) if upd else e)
+    rest = {names.get(k, k): v for k, v in shot.rest.items()}
+    return shot.model_copy(update={"events": tuple(events), "rest": rest})
+
+
+def number_readings(shot: Shot, known: set[str]) -> tuple[list[Reading], str | None]:
+    """Classic pyramid, where a pocketed ball scores its number: the readings of the
+    shot's pocketed balls whose number was not read (``wN``, contract §3), one per number
+    still possible (not ``known`` to be elsewhere: shelved, at rest, or read in this shot).
+    A ball whose number is the only one left is known by elimination: the second value
+    says so, and its one reading is the shot to judge."""
+    pocketed = [e.ball for e in shot.events if e.type is EventType.POCKET and e.ball]
+    unread = [b for b in dict.fromkeys(pocketed) if b not in NUMBERS and b != "yellow"]
+    if not unread:
+        return [], None
+    seen = known | {i for e in shot.events for i in e.ids if i in NUMBERS} | set(shot.rest)
+    left = [n for n in NUMBERS if n not in seen]
+    if len(unread) == 1 and len(left) == 1:
+        names = {unread[0]: left[0]}
+        why = f"{unread[0]} is ball {left[0]} by elimination: every other number is accounted for"
+        return [Reading(f"number:{unread[0]}={left[0]}", why, _renamed(shot, names))], why
+    out: list[Reading] = []
+    frames = tuple(e.frame for e in shot.events if e.type is EventType.POCKET and e.ball in unread)
+    for combo in _assignments(unread, left):
+        names = dict(zip(unread, combo, strict=True))
+        key = "number:" + ",".join(f"{b}={n}" for b, n in names.items())
+        label = "; ".join(f"{b} is ball {n}" for b, n in names.items())
+        out.append(Reading(key, label, _renamed(shot, names), frames))
+        if len(out) >= MAX_NUMBER_READINGS:
+            break
+    return out, None
+
+
+def _assignments(unread: list[str], left: list[str]) -> Iterable[tuple[str, ...]]:
+    """Distinct numbers for the unread balls, in order."""
+    if not unread:
+        yield ()
+        return
+    for n in left:
+        rest = [m for m in left if m != n]
+        for tail in _assignments(unread[1:], rest):
+            yield (n, *tail)
+
+
 # ----------------------------------------------------------------- contradictions
 def no_rest_after(prev: Shot, nxt: Shot, fps: float) -> str | None:
     """Why ``prev`` and ``nxt`` look like one shot cut in two: the next began before the

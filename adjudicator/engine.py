@@ -82,6 +82,7 @@ def judge_all(
         premium=s.game in PREMIUM_GAMES,
         carom=s.game == "carom-5pin",
         infer=_infer_take_ball,
+        numbered=s.game == "pyramid-classic",
     )
     return asker.run(start_state(match, s), match.shots)
 

@@ -2,7 +2,9 @@
 
 For every clip with truth (own: ``fixtures/videos``; unseen: ``../shared/foreign-synth``, and
 any folder named by ``TABLEMON_VERDICT_CLIPS``), the video is replayed as a new user would
-(``tablemon replay``, automatic calibration) and each replayed shot's verdict is compared
+(``tablemon replay``, automatic calibration); own renders kept out of every tuning (made
+with ``tablemon synth`` at seeds no bench uses) are read from the folders named by
+``TABLEMON_VERDICT_OWN`` and each replayed shot's verdict is compared
 with the verdict the adjudicator gives on the true events of the same shot, as the shooter
 sees it (legal, fouls, pocketed balls, what the shooter and the opponent gain, whether the
 shooter keeps the table; player letters drop out; a white pyramid ball's number counts only
@@ -134,10 +136,12 @@ def clips(quick: bool) -> list[tuple[str, Path]]:
     out = [("own", v) for v in sorted(FIXTURES.glob("*.mp4"))]
     if quick:
         return out
-    extra = [Path(p) for p in os.environ.get("TABLEMON_VERDICT_CLIPS", "").split(":") if p]
-    for folder in [FOREIGN, *extra]:
-        if folder.is_dir():
-            out += [("unseen", v) for v in sorted(folder.glob("*.mp4"))]
+    for which, var, folders in (("own", "TABLEMON_VERDICT_OWN", []),
+                                ("unseen", "TABLEMON_VERDICT_CLIPS", [FOREIGN])):  # fmt: skip
+        extra = [Path(p) for p in os.environ.get(var, "").split(":") if p]
+        for folder in [*folders, *extra]:
+            if folder.is_dir():
+                out += [(which, v) for v in sorted(folder.glob("*.mp4"))]
     return out
 
 

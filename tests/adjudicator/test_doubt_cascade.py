@@ -20,7 +20,7 @@ from bench.perturb import (
     asked,
     wrong_before_first_question,
 )
-from contract.match import Match, RefereeInput, read_match
+from contract.match import Match, RefereeInput, Shot, read_match
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = ROOT.parent / "shared" / "foreign-synth"
@@ -137,3 +137,73 @@ def test_carom_struck_ball_names_the_player() -> None:
     assert "wrong_ball" not in [f.value for f in nxt.verdict.fouls]
     assert any("names the player" in r["en"] for r in nxt.verdict.reasons)
     assert agrees(nxt, real)
+
+
+def _classic(shots: list[Shot]) -> Match:
+    return Match(game="pyramid-classic", table="pyramid-12ft", shots=tuple(shots),
+                 video={"fps": 30.0, "frames": 2000})  # fmt: skip
+
+
+def _pot(i: int, start: int, ball: str, rest: dict) -> Shot:
+    f = start
+    ev = [
+        {"frame": f, "t": f / 30, "type": "strike", "ball": "yellow"},
+        {"frame": f + 10, "t": (f + 10) / 30, "type": "contact", "balls": ["yellow", ball]},
+        {"frame": f + 30, "t": (f + 30) / 30, "type": "pocket", "ball": ball,
+         "pocket": "back-left"},
+    ]  # fmt: skip
+    return Shot.model_validate({"index": i, "start": {"frame": f, "t": f / 30},
+                                "end": {"frame": f + 60, "t": (f + 60) / 30},
+                                "events": ev, "rest": rest})  # fmt: skip
+
+
+def _rest(ids) -> dict:
+    return {b: (500.0 + 100 * k, 300.0) for k, b in enumerate(ids)}
+
+
+BREAK = Shot.model_validate({
+    "index": 1, "start": {"frame": 10, "t": 0.33}, "end": {"frame": 100, "t": 3.3},
+    "events": [{"frame": 10, "t": 0.33, "type": "strike", "ball": "yellow"},
+               {"frame": 20, "t": 0.66, "type": "contact", "balls": ["yellow", "1"]},
+               {"frame": 30, "t": 1.0, "type": "cushion", "ball": "4", "cushion": "back"},
+               {"frame": 40, "t": 1.33, "type": "cushion", "ball": "6", "cushion": "left"}],
+    "rest": {},
+})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("on_table", "asked_numbers"),
+    [
+        # 13 numbers read at rest after the break, 3 and 7 not: w3 is one of them
+        ([n for n in map(str, range(1, 16)) if n not in ("3", "7")] + ["yellow"], ["3", "7"]),
+        # every number but 7 read: w3 is 7 by elimination, not asked
+        ([n for n in map(str, range(1, 16)) if n != "7"] + ["yellow"], []),
+    ],
+)
+def test_classic_unread_pocketed_number_is_asked_or_eliminated(on_table, asked_numbers):
+    """Classic pyramid scores the pocketed ball's number: unread, it is asked with the
+    numbers still possible (each option's points), unless only one is left."""
+    brk = BREAK.model_copy(update={"rest": _rest(on_table)})
+    after = [b for b in on_table if b not in asked_numbers and b != "7"] + ["yellow"]
+    pot = _pot(2, 200, "w3", _rest(after))
+    judged, states = judge_match(_classic([brk, pot]))
+    v = judged.shots[1].verdict
+    before = dict(states[0].score)  # after the break (an illegal one: a point to B)
+    if not asked_numbers:
+        assert judged.questions == () and not v.uncertain
+        assert v.scored[v.player] == 7 and any("elimination" in r["en"] for r in v.reasons)
+        return
+    (q,) = judged.questions
+    assert q.about == "number" and q.shot == 2 and v.uncertain
+    keys = {o.key: o.verdict.scored[v.player] for o in q.options}
+    assert keys == {f"number:w3={n}": int(n) for n in asked_numbers}
+    assert judged.pending[q.id] == {o.key: o.verdict.scored for o in q.options}
+    assert judged.score == before  # the shot's points wait for the referee
+    shots = list(judged.shots)
+    shots[1] = shots[1].model_copy(
+        update={"referee": RefereeInput(answers={"number": "number:w3=7"})}
+    )
+    fixed, _ = judge_match(_classic(shots))
+    v2 = fixed.shots[1].verdict
+    assert not v2.uncertain and v2.scored[v2.player] == 7 and fixed.pending == {}
+    assert fixed.score[v2.player] == before[v2.player] + 7
