@@ -180,8 +180,6 @@ class Asker:
             shot, numbered = numbered[0].shot, []
         judged = self._judge_all(state, shot, nxt, structural, numbered)
         distinct = _distinct(judged, shot.player or state.turn)
-        answers = set(shot.referee.answers.values()) if shot.referee else set()
-        chosen = next((j for j in judged if j.reading.key in answers), None)
         first = judged[0]
         if len(distinct) == 1 and not why:
             return _noted(first.verdict, elim), first.after, None, False
@@ -198,6 +196,8 @@ class Asker:
                 "the number of a pocketed ball was not read: "
                 + ", ".join(dict.fromkeys(r.label.split(" is ")[0] for r in doubts)),
             )
+        answer = shot.referee.answers.get(about) if shot.referee else None
+        chosen = next((j for j in options if j.reading.key == answer), None)
         q = Question(
             id="",
             shot=shot.index,

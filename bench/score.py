@@ -158,6 +158,8 @@ def _type_row(s: TypeScores) -> str:
         notes.append(f"order right {s.order_right}/{s.tp}")
     if s.by_total is not None:
         notes.append(f"by right {s.by_right}/{s.by_total}")
+    if s.flagged:
+        notes.append(f"flagged uncertain {s.flagged} ({s.flagged_tp} true)")
     return (
         f"  {s.type:<14}{s.truth:>6}{s.pred:>6}{s.tp:>6}{fmt(s.precision):>11}"
         f"{fmt(s.recall):>8}{fmt(s.f1):>7}  {'  '.join(notes)}"

@@ -93,6 +93,10 @@ class TypeScores:
     order_right: int | None = None
     by_right: int | None = None
     by_total: int | None = None
+    flagged: int = 0
+    """Predicted events flagged ``uncertain`` (contract §8: counted as predicted too)."""
+    flagged_tp: int = 0
+    """Flagged events that match a true one."""
 
     @property
     def precision(self) -> float | None:
@@ -243,6 +247,8 @@ def score_events(
             kw["by_right"] = sum(p[i].by == t[j].by for i, j in withby)
         if ty == EventType.POCKET:
             invented = len(p) - len(pairs)
+        kw["flagged"] = sum(1 for e in p if e.uncertain)
+        kw["flagged_tp"] = sum(1 for i, _ in pairs if p[i].uncertain)
         rows.append(TypeScores(str(ty), len(t), len(p), len(pairs), Stats.of(d), **kw))
         tot = [tot[0] + len(t), tot[1] + len(p), tot[2] + len(pairs)]
         dall += d
@@ -253,7 +259,15 @@ def score_events(
     return EventScores(
         window=window,
         types=tuple(rows),
-        overall=TypeScores("all", tot[0], tot[1], tot[2], Stats.of(dall)),
+        overall=TypeScores(
+            "all",
+            tot[0],
+            tot[1],
+            tot[2],
+            Stats.of(dall),
+            flagged=sum(r.flagged for r in rows),
+            flagged_tp=sum(r.flagged_tp for r in rows),
+        ),  # fmt: skip
         first_contact_right=sum(fc),
         first_contact_total=len(fc),
         pockets_invented=invented,

@@ -44,6 +44,8 @@ def _combine_type(name: str, items: Sequence[TypeScores]) -> TypeScores:
         order_right=_opt_sum(items, "order_right"),
         by_right=_opt_sum(items, "by_right"),
         by_total=_opt_sum(items, "by_total"),
+        flagged=_sum(items, "flagged"),
+        flagged_tp=_sum(items, "flagged_tp"),
     )
 
 
