@@ -426,4 +426,12 @@ def run_cli(args: argparse.Namespace) -> int:
     )
     match = _judged(match)
     write_match(args.out, match)
+    open_q = [q for q in match.questions if q.answer is None]
+    if open_q:
+        shots = ", ".join(str(q.shot) for q in open_q)
+        print(
+            f"tablemon: {len(open_q)} question(s) for the referee (shots {shots}): "
+            "the score counts only settled shots",
+            file=sys.stderr,
+        )
     return 0

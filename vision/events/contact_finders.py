@@ -72,6 +72,13 @@ SCAN_HOP_MM = 3.0
 SCAN_HOP_SIGMAS = 6.0
 
 
+NEAR_DOUBT_SIGMAS = 4.0
+"""A pass within this many position noise sigmas beyond the touching tolerance
+(``0.5 + 3 sigma`` mm), with no push seen either way and no ball at rest that stayed put,
+is a contact in doubt: an ``uncertain`` contact the adjudicator judges both ways. The band
+grows with the clip's measured noise (on exact tracks it vanishes)."""
+
+
 class ContactFinders:
     """Mixin: needs ``s`` (Series), ``table``, ``R``, ``settings``, ``skittles``,
     ``sigma_move``, ``again_mm`` and the helpers ``partner``, ``speed_before``,
@@ -83,6 +90,7 @@ class ContactFinders:
     settings: ShotSettings
     skittles: tuple[str, ...]
     sigma_move: float  # mm, one axis: the motion noise (or the rest noise, if larger)
+    doubts: list[tuple[float, str, str, np.ndarray, str]]  # passes in doubt: f, a, b, at, why
     again_mm: float  # mm a pair closes in by between two touches (contact_checks.met_again)
 
     def _rack(
@@ -288,17 +296,32 @@ class ContactFinders:
                     if not any(p <= f <= q for c in (a, b) for p, q in spans.get(c, ())):
                         continue  # neither ball was moving: noise on two balls at rest
                     k0 = int(np.floor(f))
-                    if not self.s.visible[[ia, ib], max(0, k0 - 1) : k0 + 3].all():
-                        continue  # a path bridged where unseen: its nearness is not measured
                     if any(k == key and abs(f - g) < 2.5 for g, k in contacts):
-                        continue
-                    if not self._kissed(ia, ib, f, d - 2 * self.R, tight):
                         continue
                     sa, sb = self.speed_before(ia, f), self.speed_before(ib, f)
                     striker, struck = (a, b) if sa >= sb else (b, a)
                     pa, pb = self.pos_interp(ia, f), self.pos_interp(ib, f)
                     at = (pa + pb) / 2 if pa is not None and pb is not None else xa[int(t)]
+                    gap = d - 2 * self.R
+                    if not self.s.visible[[ia, ib], max(0, k0 - 1) : k0 + 3].all():
+                        # a path bridged where unseen: its nearness is not measured
+                        why = (
+                            f"{striker} and {struck} not seen where they passed {gap:.0f} mm apart"
+                        )
+                        self.doubts.append((f, striker, struck, at, why))
+                        continue
+                    if not self._kissed(ia, ib, f, gap, tight):
+                        band = NEAR_DOUBT_SIGMAS * sig
+                        if gap <= tight + band and not self._stayed(ia, ib, f):
+                            why = f"{striker} passed {gap:.1f} mm from {struck}: no push seen"
+                            self.doubts.append((f, striker, struck, at, why))
+                        continue
                     add_contact(f, striker, struck, at)
+
+    def _stayed(self, ia: int, ib: int, f: float) -> bool:
+        """Either ball of the pair was at rest and stayed put through the pass (no touch)."""
+        sig, R = self.settings.sigma_mm, self.R
+        return untouched(self.s, ia, ib, f, R, sig) or untouched(self.s, ib, ia, f, R, sig)
 
     def _kissed(self, ia: int, ib: int, f: float, gap: float, tight: float) -> bool:
         """The closest approach of balls ``ia`` and ``ib`` at fractional frame ``f`` (their

@@ -52,6 +52,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         self.table = table
         self.settings = settings
         self.R = table.ball_radius
+        self.doubts: list[tuple[float, str, str, np.ndarray, str]] = []
         self.speed_tol = 0.3  # share of a frame's travel allowed as timing error
         self.sigma_move = max(motion_noise_mm(series), settings.sigma_mm)
         # a pair closer by this (mm) at a touch than since the one before met again
@@ -167,6 +168,8 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         handled: dict[str, float] = {}  # members of clusters read -> when they were hit
         set_off: list[tuple[float, str]] = []  # members of frozen clusters, when hit
         for m in moves[1:]:
+            if m.appeared:
+                continue  # a ball seen again after it was lost moving: no start to explain
             if m.ball == cue or m.start_f - handled.get(m.ball, -1e18) <= RACK_SETOFF_FRAMES:
                 continue  # the cue ball, or a member of a cluster set off by a hit read
             rest = np.asarray(m.start_at)
@@ -232,8 +235,15 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
             events += self._crossings(b, m)
         vanished = self.rest_vanished(moves, frozenset(self.skittles))
         events += self.flown_from_rest(vanished)
+        self.doubts = []
         self._touches(moves, contacts, add_contact)
         self._scan(moves, contacts, add_contact, set_off)
+        for f, striker, struck, at, why in self.doubts:  # passes in doubt no finder read
+            key = frozenset((striker, struck))
+            if not any(k == key and abs(f - g) < 2.5 for g, k in contacts):
+                at_mm = (round(float(at[0]), 1), round(float(at[1]), 1))
+                ev = self._ev(f, EventType.CONTACT, balls=(striker, struck), at=at_mm)
+                events.append(ev.model_copy(update={"uncertain": why}))
         events += self.knocked_off(moves, events, vanished)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2

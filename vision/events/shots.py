@@ -19,6 +19,7 @@ from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES, in_spans
 from vision.events.finder import EventFinder
+from vision.events.lost import lost_spans
 from vision.events.motion import (
     Movement,
     movements,
@@ -93,6 +94,11 @@ def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
     frame = int(round(series.first + f))
     t = (series.first + f) / series.fps
     return Event(frame=frame, t=round(max(t, 0.0), 4), type=type_, **kw)
+
+
+LOST_HOLD_S = 2.0
+"""Seconds after a ball vanished on the cloth in which another ball starting to move is
+taken as hit by it (a ball rolls a few metres in two seconds), not struck."""
 
 
 def _all_movements(series: Series, table: TableSpec, s: ShotSettings) -> list[Movement]:
@@ -202,20 +208,36 @@ def _group(
     series: Series | None = None,
     step_mm: float = 0.75,
     moved: list[tuple[float, float]] = (),
+    pockets: list[tuple[float, float, float]] = (),
 ) -> list[list[Movement]]:
     """Group movements into shots: a strike-like movement starting more than ``settle``
     frames after everything stopped opens a new shot; other movements outside shots are
     measurement jitter and dropped. ``step_mm``: see :func:`_strike_like`. ``moved``:
     [first, last] series frames in which the camera moved: a movement starting there (or
     within :data:`vision.base.camera_motion.AFTER_FRAMES` after) opens no shot, and a shot
-    under way when the camera began to move goes on through the move."""
+    under way when the camera began to move goes on through the move.
+
+    A ball of the shot that vanished on the cloth, away from every pocket (``pockets``:
+    (x, y, reach) mm), is unknown, not at rest (issue 31): when it is seen again moving
+    before the next shot opens, that run is the same shot's (a fast ball lost in its own
+    blur), and a ball that starts to move within ``LOST_HOLD_S`` of its vanishing was hit
+    by it, not struck: it opens no new shot."""
     groups: list[list[Movement]] = []
     end = -1e9
+    unknown: dict[str, float] = {}  # ball -> frame it vanished on the cloth
+    hold = LOST_HOLD_S * (series.fps if series is not None else 30.0)
     for m in moves:
-        if m.hidden or m.appeared:
+        if m.hidden:
+            continue
+        if m.appeared:
+            if groups and m.ball in unknown:
+                groups[-1].append(m)
+                end = max(end, m.stop_f)
+                unknown.pop(m.ball)
             continue
         end = _through(end, settle, moved) if groups else end
-        if not groups or m.start_f > end + settle:
+        lost_hit = any(f <= m.start_f <= f + hold for f in unknown.values())
+        if not groups or (m.start_f > end + settle and not lost_hit):
             if in_spans(m.start_f, moved, AFTER_FRAMES):
                 continue
             b = series.index(m.ball) if series is not None else None
@@ -226,11 +248,19 @@ def _group(
             if xy is not None:
                 m = seen_start(m, xy, vis, step_mm)
             groups.append([m])
+            unknown = {}
             end = m.stop_f
         else:
             groups[-1].append(m)
             end = max(end, m.stop_f)
+        if m.gone and not _at_pocket(m.stop_at, pockets):
+            unknown[m.ball] = m.stop_f
     return groups
+
+
+def _at_pocket(at: tuple[float, float], pockets: list[tuple[float, float, float]]) -> bool:
+    """Whether ``at`` (mm) lies within reach of a pocket ((x, y, reach) mm)."""
+    return any(np.hypot(at[0] - x, at[1] - y) <= r for x, y, r in pockets)
 
 
 def seen_start(m: Movement, xy: np.ndarray, visible: np.ndarray, step_mm: float) -> Movement:
@@ -335,7 +365,7 @@ def cut_series(
     s = replace(s, decel=rolling_decel(series.xy[balls]) if balls else None)
     settle = s.settle_s * series.fps
     moves = _all_movements(series, table, s)
-    groups = _group(moves, settle, table.ball_radius, series, seen_step_mm(s), moved)
+    groups = _group(moves, settle, table.ball_radius, series, seen_step_mm(s), moved, pockets)
     finder = EventFinder(series, table, s)
     shots: list[Shot] = []
     loose: list[Event] = []
@@ -355,13 +385,14 @@ def cut_series(
         prev_end = end_f
         skittles = frozenset(table.skittle_spots) if table.kind == "carom" else frozenset()
         shots.append(
-            _make_shot(series, len(shots) + 1, start_f, end_f, cue, events, settle, skittles)
+            _make_shot(series, table, len(shots) + 1, start_f, end_f, cue, events, settle, skittles)
         )
     return CutResult(tuple(shots), tuple(loose))
 
 
 def _make_shot(
     series: Series,
+    table: TableSpec,
     index: int,
     start_f: float,
     end_f: float,
@@ -374,6 +405,7 @@ def _make_shot(
     fe = int(round(end_f))
     lo, hi = max(0, fe), min(series.n_frames, fe + max(2, int(settle)))
     rest: dict[str, tuple[float, float]] = {}
+    lost = lost_spans(series, fs, fe, events, table, skittles)
     for b, ident in enumerate(series.ids):
         if hi <= lo:
             break
@@ -390,6 +422,7 @@ def _make_shot(
         cue_ball=cue,
         events=tuple(sorted(events, key=lambda e: (e.frame, e.t))),
         rest=rest,
+        lost=lost,
     )
 
 
