@@ -93,7 +93,15 @@ def _settings_of(app: FastAPI) -> Settings:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The app. ``settings`` fixes the middleware's limits and CORS (default: the cached
     settings); routes take theirs from ``get_settings`` so tests can override it."""
-    from service.routers import matches, referee, replays, scoreboard, stream, tables
+    from service.routers import (
+        matches,
+        questions,
+        referee,
+        replays,
+        scoreboard,
+        stream,
+        tables,
+    )
 
     base = settings or get_settings()
 
@@ -123,7 +131,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Automatic billiards marker: live tables, matches, referee, replays",
         lifespan=lifespan,
     )
-    for r in (tables, matches, referee, replays, stream, scoreboard):
+    for r in (tables, matches, referee, questions, replays, stream, scoreboard):
         app.include_router(r.router)
 
     @app.exception_handler(NotFound)

@@ -18,6 +18,7 @@ from contract.tables import load_table
 from service.broker import Broker
 from service.db import Database, MatchRow
 from service.judging import Judged, judge
+from service.questions import question_view, signature, summary
 from service.texts import verdict_text
 
 CACHED_MATCHES = 256  # judged matches kept in memory
@@ -54,6 +55,7 @@ class MatchService:
         # each returns views {memo key: value} of it (the scoreboards' bytes), published
         # with the new state so no poll waits for them
         self.on_change: list[Callable[[Current], dict[tuple, object]]] = []
+        self._sources: dict[int, str | None] = {}  # table id -> its source (never changes)
 
     # -- reading --------------------------------------------------------------------------
     def match(self, match_id: int) -> MatchRow:
@@ -137,7 +139,29 @@ class MatchService:
             **st,
             "pending_call": c.match.pending.get("call"),
             "last_verdict_text": {lang: verdict_text(v, lang, names) for lang in ("ru", "en")},
+            **summary(c, self.has_video(c)),
         }
+
+    def table_source(self, table_id: int | None) -> str | None:
+        """A table's source (camera index, URL or video file path), cached: it never changes."""
+        if table_id is None:
+            return None
+        with self._cache_lock:
+            if table_id in self._sources:
+                return self._sources[table_id]
+        t = self.db.table(table_id)
+        src = t.source if t is not None else None
+        if t is not None:
+            with self._cache_lock:
+                self._sources[table_id] = src
+        return src
+
+    def has_video(self, c: Current) -> bool:
+        """Whether the match's table plays a video file (stills can be served)."""
+        from service.paths import is_camera_url
+
+        src = self.table_source(c.match.table_id)
+        return src is not None and not is_camera_url(src)
 
     # -- writing --------------------------------------------------------------------------
     def create_match(self, data: dict, who: str) -> MatchRow:
@@ -173,6 +197,7 @@ class MatchService:
         accepts it. A pending classic call goes into its referee input. The judging runs
         under the match's own lock, not the database's, so readers never wait for it."""
         with self._lock_for(match_id):
+            old = self.current(match_id).judged
             m = self.match(match_id)
             last = self.db.last_shot_index(match_id)
             idx = shot.get("index") or last + 1
@@ -198,7 +223,7 @@ class MatchService:
                     m = MatchRow(m.id, m.table_id, m.settings, pending, m.created)
                 data = {"match": match_id, "shot": judged_shot}
                 self.db.add_event("shot", data, match_id, m.table_id)
-                c = self._state_event(m, j)
+                c = self._state_event(m, j, old)
             self._settle(c)
         return idx, j
 
@@ -236,7 +261,7 @@ class MatchService:
                 self.db.add_audit(match_id, idx, who, action, before, after)
                 data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
                 self.db.add_event("referee", data, match_id, m.table_id)
-                c = self._state_event(m, j)
+                c = self._state_event(m, j, old)
             self._settle(c)
         return j
 
@@ -305,9 +330,22 @@ class MatchService:
         with self._cache_lock:
             return self._match_locks.setdefault(match_id, threading.Lock())
 
-    def _state_event(self, m: MatchRow, j: Judged) -> Current:
-        """Append the state event (inside the caller's transaction); the new current state,
+    def _state_event(self, m: MatchRow, j: Judged, old: Judged | None = None) -> Current:
+        """Append the state event (inside the caller's transaction), and a ``question`` event
+        first when the referee's questions changed since ``old``; the new current state,
         made visible by :meth:`_settle` once committed."""
+        if old is not None and signature(old.match) != signature(j.match):
+            names = m.settings["players"]
+            video = self.has_video(Current(m, j, 0))
+            qs = [question_view(q, names, video, m.id) for q in j.match.questions]
+            data = {
+                "match": m.id,
+                "open": sum(q["answer"] is None for q in qs),
+                "score": dict(j.state.score),
+                "pending": j.match.pending,
+                "questions": qs,
+            }
+            self.db.add_event("question", data, m.id, m.table_id)
         data = {"match": m.id, "state": j.state.to_json()}
         rev = self.db.add_event("state", data, m.id, m.table_id)
         return Current(m, j, rev)

@@ -8,7 +8,7 @@ Positions are table mm (contract §1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from contract.match import Match, MatchStart, Shot, Verdict
@@ -39,6 +39,11 @@ class StateView:
     match_over: bool = False
     winner: str | None = None
     judged_by: str = "adjudicator"
+    score_as_read: dict[str, int] | None = None
+    """The score with every open question read the most likely way (``score`` counts only
+    settled shots, contract §11); None when nothing is pending."""
+    pending: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    """Open question id -> option key -> what each player gains under it."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +67,8 @@ class StateView:
             "match_over": self.match_over,
             "winner": self.winner,
             "judged_by": self.judged_by,
+            "score_as_read": None if self.score_as_read is None else dict(self.score_as_read),
+            "pending": self.pending,
         }
 
 
@@ -118,7 +125,15 @@ def judge(settings: dict, shots: list[dict]) -> Judged:
         from adjudicator.base import rules_for
 
         st = rules_for(ms.game).initial_state(ms, match.start.breaker if match.start else "A")
-    return Judged(judged, _from_state(st))
+    view = _from_state(st)
+    if judged.pending or any(q.answer is None for q in judged.questions):
+        view = replace(
+            view,
+            score=dict(judged.score),
+            score_as_read=dict(view.score),
+            pending=dict(judged.pending),
+        )
+    return Judged(judged, view)
 
 
 def _from_state(st: Any) -> StateView:

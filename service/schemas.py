@@ -101,6 +101,71 @@ class MatchOut(BaseModel):
     rev: int
 
 
+# -- questions (contract §11) ---------------------------------------------------------------
+class OptionOut(BaseModel):
+    """One answer the referee may give: ``key`` (what to POST), ``label``, ``gains`` (what
+    each player gains from the shot under it; null: no verdict), ``text`` the verdict in
+    words (ru, en)."""
+
+    key: str
+    label: str
+    gains: dict[str, int] | None
+    text: dict[str, str]
+
+
+class QuestionBrief(BaseModel):
+    """A question of the referee's. ``id`` (``q3``) is renumbered on every change; ``ref``
+    (``7-verdict``: shot and about) names it stably; routes accept either. ``frames``: the
+    decisive stills' frame numbers; ``stills``: their URLs where the match's table plays a
+    video file; ``answer``: the chosen option's key (null while open)."""
+
+    id: str
+    ref: str
+    shot: int | None
+    about: str
+    why: str
+    frames: list[int]
+    stills: list[str]
+    options: list[OptionOut]
+    answer: str | None
+
+
+class OptionFull(OptionOut):
+    verdict: Verdict | None = Field(description="the shot's verdict under this option")
+
+
+class QuestionOut(QuestionBrief):
+    """A question with each option's full verdict and who answered it, when."""
+
+    options: list[OptionFull]  # type: ignore[assignment]
+    by: str | None
+    at: str | None = Field(description="when it was answered, ISO 8601 UTC")
+
+
+class QuestionsOut(BaseModel):
+    """Every question of the match (open and answered) with ``score`` (settled shots only)
+    and ``pending`` (open question id -> option key -> gains)."""
+
+    match_id: int
+    rev: int
+    open: int
+    score: dict[str, int]
+    score_as_read: dict[str, int] | None
+    pending: dict[str, dict[str, dict[str, int]]]
+    questions: list[QuestionOut]
+
+
+class AnswerIn(_In):
+    option: str = Field(min_length=1, max_length=300, description="an option's key")
+
+
+class AnswerOut(BaseModel):
+    """The answered question as judged now, and the match's state."""
+
+    question: QuestionOut
+    state: StateOut
+
+
 class StateOut(BaseModel):
     """The current state: ``score`` points in this frame, ``frames`` frames won, ``turn`` who
     plays, ``ball_in_hand`` its zone or null, ``on_table`` id -> [x, y] mm, ``shelf`` the
@@ -129,6 +194,19 @@ class StateOut(BaseModel):
     match_over: bool
     winner: str | None
     judged_by: str
+    score_as_read: dict[str, int] | None = Field(
+        default=None,
+        description="the score with every open question read the most likely way; "
+        "null when nothing is pending (``score`` counts only settled shots)",
+    )
+    pending: dict[str, dict[str, dict[str, int]]] = Field(
+        default_factory=dict,
+        description="open question id -> option key -> what each player gains under it",
+    )
+    questions_open: int = 0
+    questions: list[QuestionBrief] = Field(
+        default_factory=list, description="the open questions (GET .../questions for all)"
+    )
 
 
 class ShotIn(Shot):
@@ -231,6 +309,15 @@ class ScoreboardOut(BaseModel):
     winner: str | None
     lang: str
     rev: int
+    awaitingReferee: bool = Field(default=False, description="a question is open")
+    openQuestions: int = 0
+    pendingA: int = Field(default=0, description="A's points as read, not yet settled")
+    pendingB: int = 0
+    questions: list[dict] = Field(
+        default_factory=list,
+        description="open questions: ref, shot, why, options [{key, label, gains, text}] "
+        "(text in ``lang``)",
+    )
 
 
 # -- replays ------------------------------------------------------------------------------

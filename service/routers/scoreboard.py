@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from contract.tables import load_table
 from service.core import NotFound
 from service.deps import MatchId, ReaderDep, RuntimeDep, TableId
+from service.questions import is_open, option_view, ref
 from service.routers.matches import ERR
 from service.schemas import ScoreboardOut
 from service.texts import FOULS, verdict_reason, verdict_text
@@ -59,7 +60,31 @@ def _build(rt: RuntimeDep, c, lang: str) -> ScoreboardOut:
         winner=st.winner,
         lang=lang,
         rev=c.rev,
+        **_questions(c, lang),
     )
+
+
+def _questions(c, lang: str) -> dict:
+    """The overlay's open questions (contract §11): the score above is settled; ``pendingA``
+    and ``pendingB`` are what the shots in question give as read."""
+    st = c.judged.state
+    open_qs = [q for q in c.judged.match.questions if is_open(q)]
+    names = c.match.settings["players"]
+    read = st.score_as_read or st.score
+    qs = []
+    for q in open_qs:
+        opts = [option_view(o, names) for o in q.options]
+        qs.append(
+            {"id": q.id, "ref": ref(q), "shot": q.shot, "why": q.why}
+            | {"options": [o | {"text": o["text"][lang]} for o in opts]}
+        )
+    return {
+        "awaitingReferee": bool(open_qs),
+        "openQuestions": len(open_qs),
+        "pendingA": int(read.get("A", 0)) - int(st.score.get("A", 0)),
+        "pendingB": int(read.get("B", 0)) - int(st.score.get("B", 0)),
+        "questions": qs,
+    }
 
 
 @router.get(
