@@ -95,6 +95,25 @@ def shot(
     }
 
 
+NO_CONTACT = "-contact@10:yellow-w2"  # the option of doubtful_break() without the contact
+
+
+def doubtful_break(frame: int = 0) -> dict:
+    """The break: yellow onto w2, w2 pocketed, the contact hidden (by the player's arm).
+    With the contact it is legal (A +1, A plays on); without, no contact: a foul (B +1, B
+    plays). No player letter: the adjudicator decides whose turn it is."""
+    s = shot(cue="yellow", obj="w2", frame=frame)
+    s.pop("player")
+    s["events"][1]["uncertain"] = "the contact was hidden by the player's arm"
+    return s
+
+
+def plain(frame: int = 100) -> dict:
+    s = shot(cue="yellow", obj="w3", frame=frame)
+    s.pop("player")
+    return s
+
+
 def verdict(legal: bool, a: int, b: int, nxt: str, fouls: tuple[str, ...] = ()) -> dict:
     return {"legal": legal, "fouls": list(fouls), "scored": {"A": a, "B": b}, "next": nxt}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from svc_helpers import AUTH, server, shot, verdict
+from svc_helpers import AUTH, NO_CONTACT, TOKEN, doubtful_break, plain, server, shot, verdict
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -167,4 +167,64 @@ def test_page_without_a_table_shows_no_status(tmp_path: Path, browser) -> None:
         page.goto(f"{url}/scoreboard/{mid.json()['id']}?lang=en")
         page.wait_for_selector("#conn.live", timeout=15000)
         assert page.locator("#tstatus").is_hidden()
+        page.close()
+
+
+def _wait_text(page, sel: str, text: str) -> None:
+    page.wait_for_function(
+        "([s, t]) => (document.querySelector(s) || {}).textContent === t",
+        arg=[sel, text],
+        timeout=15000,
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_page_asks_the_referee(tmp_path: Path, browser, lang: str) -> None:
+    """A break whose contact was hidden: the page shows the settled score with the point in
+    question beside it, "awaiting the referee", the question with one button per option;
+    the referee enters the token once and taps "without the contact": the foul is given,
+    every later shot judged again, and the page follows over the stream."""
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        mid = c.post(
+            "/matches", json={"game": "pyramid-free", "players": {"A": "Ann", "B": "Bob"}}
+        ).json()["id"]
+        for s in (doubtful_break(), plain()):
+            assert c.post(f"/matches/{mid}/shots", json=s).status_code == 201
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang={lang}")
+        page.wait_for_selector("#conn.live", timeout=15000)
+        page.wait_for_selector("#questions:not([hidden])", timeout=15000)
+        # settled 1 (shot 2), the break's point pending
+        assert (page.text_content("#sA"), page.text_content("#qA")) == ("1", "(+1?)")
+        assert page.text_content("#qB") == ""
+        words = {"en": "awaiting the referee", "ru": "ждёт решения судьи"}[lang]
+        assert words in page.text_content("#awaiting") and page.is_visible("#awaiting")
+        buttons = page.locator(".question button")
+        assert buttons.count() == 2
+        foul = page.locator(f'.question button[data-option="{NO_CONTACT}"]')
+        label = {
+            "en": "without contact yellow w2 at frame 10",
+            "ru": "без события «касание yellow w2» (кадр 10)",
+        }
+        assert label[lang] in foul.text_content() and "Bob +1" in foul.text_content()
+        why = {
+            "en": "Shot 1: the verdict depends on without contact yellow w2 at frame 10",
+            "ru": "Удар 1: решение зависит от варианта: без события «касание yellow w2» (кадр 10)",
+        }
+        assert page.text_content(".question .why") == why[lang]
+        # no token yet: the tap asks for it, nothing is sent
+        foul.click()
+        page.wait_for_selector("#qtokenRow:not([hidden])", timeout=5000)
+        assert c.get(f"/matches/{mid}/questions").json()["open"] == 1
+        page.fill("#qtoken", TOKEN)
+        page.click("#qtokenSave")
+        foul.click()
+        _wait_text(page, "#sB", "2")  # B +1 for the foul, and shot 2 is B's now
+        page.wait_for_selector("#questions[hidden]", state="attached", timeout=15000)
+        assert page.text_content("#sA") == "0" and page.text_content("#qA") == ""
+        assert page.is_hidden("#awaiting")
+        audit = c.get(f"/matches/{mid}/audit").json()[-1]
+        assert (audit["action"], audit["shot"]) == ("answer", 1)
+        st = c.get(f"/matches/{mid}/state").json()
+        assert st["score"] == {"A": 0, "B": 2} and st["questions_open"] == 0
         page.close()

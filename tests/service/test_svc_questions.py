@@ -10,28 +10,11 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from svc_helpers import AUTH, new_match, shot
+from svc_helpers import AUTH, NO_CONTACT, doubtful_break, new_match, plain
 
 from service.live import write_test_video
 
 BOTH = pytest.mark.backends("sqlite", "postgres")  # the stored values, on both databases
-NO_CONTACT = "-contact@10:yellow-w2"
-
-
-def doubtful_break(frame: int = 0) -> dict:
-    """The break: yellow onto w2, w2 pocketed, the contact hidden (by the player's arm).
-    With the contact it is legal (A +1, A plays on); without, no contact: a foul (B +1, B
-    plays). No player letter: the adjudicator decides whose turn it is."""
-    s = shot(cue="yellow", obj="w2", frame=frame)
-    s.pop("player")
-    s["events"][1]["uncertain"] = "the contact was hidden by the player's arm"
-    return s
-
-
-def plain(frame: int = 100) -> dict:
-    s = shot(cue="yellow", obj="w3", frame=frame)
-    s.pop("player")
-    return s
 
 
 def _asked(c: TestClient, **kw: object) -> int:
