@@ -186,3 +186,6 @@ def _read_jpeg(video: Path, frame: int) -> bytes | None:
         return buf.tobytes() if ok else None
     finally:
         cap.release()
+
+
+STILLS = Stills()  # one per process: the stills of matches and replays

@@ -20,7 +20,7 @@ from contract.match import Question, RefereeInput
 from service.core import Conflict, Current, NotFound, Unprocessable
 from service.deps import MatchId, ReaderDep, RuntimeDep, WriterDep
 from service.questions import (
-    Stills,
+    STILLS,
     answered_by,
     find,
     is_open,
@@ -41,7 +41,6 @@ QuestionId = Annotated[
         description="``q3`` as last listed, or ``7-verdict`` (shot-about)",
     ),
 ]
-_stills = Stills()
 
 
 def _out(rt: RuntimeDep, c: Current, q: Question, audit: list | None = None) -> QuestionOut:
@@ -150,7 +149,7 @@ async def still(
     video, why = video_source(c, src)
     if video is None:
         raise NotFound(why)
-    data = await run_in_threadpool(_stills.jpeg, video, frame)
+    data = await run_in_threadpool(STILLS.jpeg, video, frame)
     if data is None:
         raise NotFound(f"the video {video.name} has no frame {frame}")
     return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=3600"})

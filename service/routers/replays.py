@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import uuid
+from pathlib import Path as FsPath
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi.responses import FileResponse, Response
 
 from contract.calib import calibration_from_json
 from contract.match import Game
@@ -16,6 +17,7 @@ from service.core import Conflict, NotFound
 from service.db import ReplayRow
 from service.deps import MAX_ID, ReaderDep, ReplayId, RuntimeDep, WriterDep
 from service.paths import spec_name, video_path
+from service.questions import STILLS
 from service.routers.matches import ERR
 from service.schemas import ReplayIn, ReplayOut
 
@@ -135,10 +137,38 @@ def get_replay(replay_id: ReplayId, rt: RuntimeDep, _: ReaderDep) -> ReplayOut:
 @router.get("/{replay_id}/match.json", responses=ERR)
 def result(replay_id: ReplayId, rt: RuntimeDep, _: ReaderDep) -> dict:
     """The replay's MATCH.json (409 until it is done)."""
-    r = _replay(rt, replay_id)
+    return _result(_replay(rt, replay_id))
+
+
+def _result(r: ReplayRow) -> dict:
     if r.status != "done" or r.result is None:
-        raise Conflict(f"replay {replay_id} is {r.status}" + (f": {r.error}" if r.error else ""))
+        raise Conflict(f"replay {r.id} is {r.status}" + (f": {r.error}" if r.error else ""))
     return json.loads(open(r.result, encoding="utf-8").read())
+
+
+@router.get(
+    "/{replay_id}/stills/{frame}.jpg",
+    responses={**ERR, 200: {"content": {"image/jpeg": {}}}},
+    response_class=Response,
+)
+def still(
+    replay_id: ReplayId,
+    frame: Annotated[int, Path(ge=0, le=10**9, description="a frame one of its questions lists")],
+    rt: RuntimeDep,
+    _: ReaderDep,
+) -> Response:
+    """A decisive still of one of the replay's questions (contract §11 ``frames``) as JPEG,
+    read from the replayed video: only frames its MATCH.json's questions list (409 until it
+    is done)."""
+    r = _replay(rt, replay_id)
+    listed = {f for q in _result(r).get("questions") or () for f in q.get("frames") or ()}
+    if frame not in listed:
+        raise NotFound(f"no question of replay {replay_id} lists frame {frame}")
+    video = FsPath(r.video)
+    data = STILLS.jpeg(video, frame) if video.is_file() else None
+    if data is None:
+        raise NotFound(f"the video {video.name} has no frame {frame} (or is gone)")
+    return Response(data, media_type="image/jpeg", headers={"Cache-Control": "max-age=3600"})
 
 
 @router.get("/{replay_id}/annotated.mp4", response_class=FileResponse, responses=ERR)

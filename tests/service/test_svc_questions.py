@@ -5,6 +5,7 @@ every later shot again, the stream's ``question`` event, and the decisive stills
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -238,3 +239,25 @@ def test_stills_past_the_videos_end_and_from_a_camera(client: TestClient, settin
     mid = _asked(client)
     r = client.get(f"/matches/{mid}/questions/q1/stills/10.jpg")
     assert r.status_code == 404 and "not played on a table" in r.json()["detail"]
+
+
+def test_stills_of_a_replays_questions(client: TestClient, settings, tmp_path: Path) -> None:
+    """A replay's MATCH.json carries its questions: their frames are served from the
+    replayed video, no other frame."""
+    video = write_test_video(settings.video_dir / "replay.mp4", frames=30, size=(64, 48))
+    rt = client.app.state.runtimes[settings.db_target]
+    rid = rt.db.add_replay(str(video), "pyramid-free", None).id
+    assert client.get(f"/replays/{rid}/stills/12.jpg").status_code == 409  # not done yet
+    question = {"id": "q1", "shot": 1, "about": "verdict", "why": "w", "frames": [12]}
+    result = tmp_path / "MATCH.json"
+    result.write_text(json.dumps({"questions": [question]}), encoding="utf-8")
+    rt.db.update_replay(rid, status="done", result=str(result))
+    r = client.get(f"/replays/{rid}/stills/12.jpg")
+    assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
+    img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_GRAYSCALE)
+    _, xs = np.nonzero(img > 200)
+    assert abs(xs.mean() - 29) < 1.5  # the dot of frame 12 (x = 5 + 2 * 12)
+    r = client.get(f"/replays/{rid}/stills/13.jpg")
+    assert (
+        r.status_code == 404 and r.json()["detail"] == f"no question of replay {rid} lists frame 13"
+    )
