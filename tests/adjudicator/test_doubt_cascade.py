@@ -20,7 +20,7 @@ from bench.perturb import (
     asked,
     wrong_before_first_question,
 )
-from contract.match import Match, RefereeInput, Shot, read_match
+from contract.match import Match, RefereeInput, Shot, Span, read_match
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = ROOT.parent / "shared" / "foreign-synth"
@@ -207,3 +207,25 @@ def test_classic_unread_pocketed_number_is_asked_or_eliminated(on_table, asked_n
     v2 = fixed.shots[1].verdict
     assert not v2.uncertain and v2.scored[v2.player] == 7 and fixed.pending == {}
     assert fixed.score[v2.player] == before[v2.player] + 7
+
+
+@pytest.mark.parametrize("path", VIDEO_SOURCES[:1], ids=_ids)
+def test_unseen_shot_is_answered_under_unseen(path: Path) -> None:
+    """A shot not seen is asked ``about: "unseen"``; the answer is read from
+    ``answers["unseen"]`` (contract §11: about -> option key), no other name."""
+    clean = _as_vision(path)
+    shots = list(clean.shots)
+    s = shots[0]
+    span = Span(start=s.start.frame, stop=s.end.frame)
+    shots[0] = s.model_copy(update={"unseen": span})
+    broken = clean.model_copy(update={"shots": tuple(shots)})
+    judged, _ = judge_match(broken)
+    (q,) = [q for q in judged.questions if q.shot == 1]
+    assert q.about == "unseen" and q.answer is None and "as_read" in [o.key for o in q.options]
+    for about, settled in (("verdict", False), ("unseen", True)):
+        ref = RefereeInput(answers={about: "as_read"})
+        answered = broken.model_copy(
+            update={"shots": (shots[0].model_copy(update={"referee": ref}), *shots[1:])}
+        )
+        (q,) = [q for q in judge_match(answered)[0].questions if q.shot == 1]
+        assert (q.answer == "as_read") is settled, about
