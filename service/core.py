@@ -337,7 +337,7 @@ class MatchService:
         if old is not None and signature(old.match) != signature(j.match):
             names = m.settings["players"]
             video = self.has_video(Current(m, j, 0))
-            qs = [question_view(q, names, video, m.id) for q in j.match.questions]
+            qs = [question_view(q, j.match, names, video, m.id) for q in j.match.questions]
             data = {
                 "match": m.id,
                 "open": sum(q["answer"] is None for q in qs),

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adjudicator.doubt import doubtful_events
 from contract.match import Match, Option, Question
 from service.db import AuditRow
 from service.paths import is_camera_url
@@ -71,7 +72,26 @@ def option_view(o: Option, names: dict[str, str]) -> dict:
     return {"key": o.key, "label": o.label, "gains": gains(o), "text": text}
 
 
-def question_view(q: Question, names: dict[str, str], stills: bool, match_id: int) -> dict:
+def doubts(match: Match, q: Question) -> list[dict]:
+    """What the vision was unsure of in the question's shot, in frame order: each event in
+    doubt (``frame``, ``event`` type and ids, ``why``) and each ball it lost."""
+    shot = next((s for s in match.shots if s.index == q.shot), None)
+    if shot is None:
+        return []
+    out = [
+        {"frame": e.frame, "event": " ".join((e.type.value, *e.ids)), "why": why}
+        for e, why in doubtful_events(shot)
+    ]
+    for lost in shot.lost:
+        near = f", near {lost.near}" if lost.near else ""
+        why = f"not seen from frame {lost.start} to {lost.stop}{near}"
+        out.append({"frame": lost.start, "event": f"lost {lost.ball}", "why": why})
+    return sorted(out, key=lambda d: d["frame"])
+
+
+def question_view(
+    q: Question, match: Match, names: dict[str, str], stills: bool, match_id: int
+) -> dict:
     """A question without the options' full verdicts (the state, the scoreboards, the
     stream's ``question`` event); ``stills``: URLs of its decisive frames, where the match's
     table plays a video file."""
@@ -82,6 +102,7 @@ def question_view(q: Question, names: dict[str, str], stills: bool, match_id: in
         "shot": q.shot,
         "about": q.about,
         "why": q.why,
+        "doubts": doubts(match, q),
         "frames": list(q.frames),
         "stills": [f"{base}/{f}.jpg" for f in q.frames] if stills else [],
         "options": [option_view(o, names) for o in q.options],
@@ -115,7 +136,7 @@ def summary(c: Current, stills: bool) -> dict:
     return {
         "pending": m.pending,
         "questions_open": len(open_qs),
-        "questions": [question_view(q, names, stills, c.match.id) for q in open_qs],
+        "questions": [question_view(q, m, names, stills, c.match.id) for q in open_qs],
     }
 
 

@@ -115,7 +115,8 @@ class OptionOut(BaseModel):
 
 class QuestionBrief(BaseModel):
     """A question of the referee's. ``id`` (``q3``) is renumbered on every change; ``ref``
-    (``7-verdict``: shot and about) names it stably; routes accept either. ``frames``: the
+    (``7-verdict``: shot and about) names it stably; routes accept either. ``why``: the
+    adjudicator's words; ``doubts``: the vision's, event by event. ``frames``: the
     decisive stills' frame numbers; ``stills``: their URLs where the match's table plays a
     video file; ``answer``: the chosen option's key (null while open)."""
 
@@ -124,6 +125,9 @@ class QuestionBrief(BaseModel):
     shot: int | None
     about: str
     why: str
+    doubts: list[dict] = Field(
+        description="what the vision was unsure of in the shot: [{frame, event, why}]"
+    )
     frames: list[int]
     stills: list[str]
     options: list[OptionOut]

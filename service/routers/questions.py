@@ -45,7 +45,7 @@ QuestionId = Annotated[
 
 def _out(rt: RuntimeDep, c: Current, q: Question, audit: list | None = None) -> QuestionOut:
     names = c.match.settings["players"]
-    view = question_view(q, names, rt.service.has_video(c), c.match.id)
+    view = question_view(q, c.judged.match, names, rt.service.has_video(c), c.match.id)
     full = [{**option_view(o, names), "verdict": o.verdict} for o in q.options]
     by, at = answered_by(q, audit if audit is not None else rt.db.audit(c.match.id))
     return QuestionOut(**{**view, "options": full, "by": by, "at": at})

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from contract.tables import load_table
 from service.core import NotFound
 from service.deps import MatchId, ReaderDep, RuntimeDep, TableId
-from service.questions import is_open, option_view, ref
+from service.questions import doubts, is_open, option_view, ref
 from service.routers.matches import ERR
 from service.schemas import ScoreboardOut
 from service.texts import FOULS, verdict_reason, verdict_text
@@ -76,6 +76,7 @@ def _questions(c, lang: str) -> dict:
         opts = [option_view(o, names) for o in q.options]
         qs.append(
             {"id": q.id, "ref": ref(q), "shot": q.shot, "why": q.why}
+            | {"doubts": doubts(c.judged.match, q)}
             | {"options": [o | {"text": o["text"][lang]} for o in opts]}
         )
     return {

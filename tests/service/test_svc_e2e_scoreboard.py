@@ -212,6 +212,8 @@ def test_page_asks_the_referee(tmp_path: Path, browser, lang: str) -> None:
             "ru": "Удар 1: решение зависит от варианта: без события «касание yellow w2» (кадр 10)",
         }
         assert page.text_content(".question .why") == why[lang]
+        doubt = {"en": "frame", "ru": "кадр"}[lang] + " 10 — contact yellow w2: the contact was"
+        assert page.text_content(".question .doubt").startswith(doubt)
         # no token yet: the tap asks for it, nothing is sent
         foul.click()
         page.wait_for_selector("#qtokenRow:not([hidden])", timeout=5000)
@@ -227,4 +229,27 @@ def test_page_asks_the_referee(tmp_path: Path, browser, lang: str) -> None:
         assert (audit["action"], audit["shot"]) == ("answer", 1)
         st = c.get(f"/matches/{mid}/state").json()
         assert st["score"] == {"A": 0, "B": 2} and st["questions_open"] == 0
+        page.close()
+
+
+def test_page_shows_the_questions_stills(tmp_path: Path, browser, monkeypatch) -> None:
+    """A match on a table playing a video file: the question shows its decisive still."""
+    from service.live import write_test_video
+
+    (tmp_path / "videos").mkdir()
+    write_test_video(tmp_path / "videos" / "clip.mp4", frames=30)
+    monkeypatch.setenv("TABLEMON_VIDEO_DIR", str(tmp_path / "videos"))
+    monkeypatch.setenv("TABLEMON_AUTO_CALIBRATE", "false")
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        tid = c.post("/tables", json={"name": "T", "source": "clip.mp4"}).json()["id"]
+        body = {"game": "pyramid-free", "players": {"A": "A", "B": "B"}, "table_id": tid}
+        mid = c.post("/matches", json=body).json()["id"]
+        c.post(f"/matches/{mid}/shots", json=doubtful_break())
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang=en")
+        page.wait_for_selector(".question img", timeout=15000)
+        page.wait_for_function(
+            "document.querySelector('.question img').naturalWidth === 64", timeout=15000
+        )
+        assert page.get_attribute(".question img", "alt") == "10.jpg"
         page.close()

@@ -47,6 +47,8 @@ def test_open_question_is_listed_and_the_score_is_settled(client: TestClient) ->
         None,
     )
     assert "contact" in q["why"] and q["frames"] == [10] and q["stills"] == []
+    why = "the contact was hidden by the player's arm"
+    assert q["doubts"] == [{"frame": 10, "event": "contact yellow w2", "why": why}]
     gains = {o["key"]: o["gains"] for o in q["options"]}
     assert gains == {"as_read": {"A": 1, "B": 0}, NO_CONTACT: {"A": 0, "B": 1}}
     fouls = {o["key"]: o["verdict"]["fouls"] for o in q["options"]}
