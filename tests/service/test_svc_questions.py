@@ -212,6 +212,9 @@ def test_stills_from_the_tables_video(client: TestClient, settings) -> None:
     client.post(f"/matches/{mid}/shots", json=doubtful_break(), headers=AUTH)
     (q,) = client.get(f"/matches/{mid}/state").json()["questions"]
     assert q["stills"] == [f"/matches/{mid}/questions/1-verdict/stills/10.jpg"]
+    overlay = client.get(f"/scoreboard/tables/{tid}.json").json()  # the table's overlay too
+    assert (overlay["matchId"], overlay["awaitingReferee"], overlay["pendingA"]) == (mid, True, 1)
+    assert overlay["questions"][0]["ref"] == "1-verdict"
     r = client.get(q["stills"][0])
     assert r.status_code == 200 and r.headers["content-type"] == "image/jpeg"
     img = cv2.imdecode(np.frombuffer(r.content, np.uint8), cv2.IMREAD_GRAYSCALE)
