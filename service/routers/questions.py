@@ -103,7 +103,8 @@ def _answer(rt: RuntimeDep, match_id: int, qid: str, option: str | None, who: st
         action = "answer" if option is not None else "withdraw_answer"
         rt.service.correct(match_id, q.shot, action, change, who)
         c = rt.service.current(match_id)
-    now = next(x for x in c.judged.match.questions if (x.shot, x.about) == (q.shot, q.about))
+    same = (x for x in c.judged.match.questions if (x.shot, x.about) == (q.shot, q.about))
+    now = next(same, None) or q.model_copy(update={"answer": option})  # judged away: as given
     return AnswerOut(question=_out(rt, c, now), state=StateOut(**rt.service.state_json(match_id)))
 
 
