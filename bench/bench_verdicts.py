@@ -141,7 +141,9 @@ def clips(quick: bool) -> list[tuple[str, Path]]:
         extra = [Path(p) for p in os.environ.get(var, "").split(":") if p]
         for folder in [*folders, *extra]:
             if folder.is_dir():
-                out += [(which, v) for v in sorted(folder.glob("*.mp4"))]
+                out += [
+                    (which, v) for v in sorted(folder.glob("*.mp4")) if _truth_path(v).is_file()
+                ]
     return out
 
 

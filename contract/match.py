@@ -266,7 +266,21 @@ def read_match(path: str | Path) -> Match:
 
 
 def match_to_json(match: Match) -> dict:
-    return match.model_dump(mode="json", exclude_none=True)
+    """The file's JSON; the doubt keys of contract §11 only where they hold something."""
+    data = match.model_dump(mode="json", exclude_none=True)
+    _prune(data, ("questions", "pending"))
+    for shot in data.get("shots", ()):
+        _prune(shot, ("lost",))
+        _prune(shot.get("verdict") or {}, ("readings",))
+        _prune(shot.get("referee") or {}, ("answers",))
+    return data
+
+
+def _prune(d: dict, keys: tuple[str, ...]) -> None:
+    """Drop the §11 keys that are empty, so a file with no doubt reads as before them."""
+    for key in keys:
+        if key in d and not d[key]:
+            d.pop(key)
 
 
 def write_json_atomic(path: str | Path, data: object) -> None:
