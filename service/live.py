@@ -1,8 +1,11 @@
 """Live tables: one worker process per table reads the camera and pushes messages to the
 API process through a queue; a manager thread there turns them into shots and status.
 
-- backpressure by dropping frames: a capture thread keeps only the newest frame, the
-  processing loop takes it when it is free (``dropped`` counts the frames it never saw);
+- a worker that falls behind keeps its shots (:mod:`service.live_flow`): a capture thread
+  never waits for the vision; the frames wait in a bounded buffer and are caught up on
+  during the rest between shots, skipping frames only while the vision says every ball is
+  at rest; frames lost past the buffer flag the shots they touch (``unseen``), and the
+  table's ``health`` (ok / behind / blind) is in its status, logged when it changes;
   the queue to the API is bounded and status messages are dropped when it is full;
 - a camera that drops is reopened with backoff, the gap (Unix seconds) recorded;
 - a worker that crashes is restarted (``restarts`` counts), with backoff.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import logging
 import multiprocessing as mp
 import os
 import queue
@@ -28,7 +32,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from service.live_flow import STALL_S, STILL_STRIDE, Captured, FrameBuffer, Health, Unseen
+
+log = logging.getLogger("tablemon.live")
 PROCESSOR = "vision.live:make_processor"
+BUFFER_MB = 512.0  # frames waiting for the vision, per table (1080p: ~85 frames, 2.8 s)
 
 
 def _open(source: str) -> Any:
@@ -115,103 +123,225 @@ def worker_main(
     status_every_s: float = 0.5,
     retry_s: tuple[float, float] = (0.2, 5.0),
     nice: int = 0,
+    buffer_mb: float = BUFFER_MB,
 ) -> None:
     """The worker's loop (runs in its own process; callable in-process for tests).
 
-    A file source is played as if live: at its fps, ending at its end (``ended``).
-    ``nice`` > 0 lowers the process's CPU priority (the API's requests come first; frames
-    the vision cannot keep up with are dropped, never queued)."""
-    if nice > 0:
-        with contextlib.suppress(OSError):
-            os.nice(nice)
-    process, why = _load_processor(spec, calibration, processor)
-    side = truth_sidecar(source) if process is None else None
-    if side is not None:
-        process = truth_processor(side)
-        why = f"{why}; shots come from the ground truth {side.name}"
-    latest: list[Any] = [None]  # (seq, t, frame) of the newest captured frame
-    cv = threading.Condition()
-    state = {"connected": False, "frames": 0, "dropped": 0, "ended": False, "fps": 0.0}
-    gap_start: float | None = None  # set while the camera is not delivering
+    A file source is played as if live: at its fps (frames it is too late for are lost,
+    as a camera's would be), ending at its end (``ended``). ``nice`` > 0 lowers the
+    vision's CPU priority (the API's requests come first). Frames the vision has not
+    taken wait in a buffer of ``buffer_mb`` MiB (:mod:`service.live_flow`: what is
+    skipped, lost and flagged when the vision falls behind)."""
+    _Worker(table_id, source, out, stop, status_every_s, retry_s, buffer_mb).run(
+        spec, calibration, processor, nice
+    )
 
-    def capture() -> None:
-        nonlocal gap_start
-        delay = retry_s[0]
-        seq = 0
-        while not stop.is_set():
-            cap = _open(source)
+
+class _Worker:
+    """One table's worker: a capture thread and a status thread at the process's
+    priority, the vision in the calling thread, niced (see :func:`worker_main`)."""
+
+    def __init__(self, table_id, source, out, stop, status_every_s, retry_s, buffer_mb) -> None:
+        self.table_id, self.source, self.out, self.stop = table_id, source, out, stop
+        self.every, self.retry = status_every_s, retry_s
+        self.buf = FrameBuffer(int(buffer_mb * 2**20))
+        self.health = Health()
+        self.state = {"connected": False, "frames": 0, "dropped": 0, "ended": False, "fps": 0.0}
+        self.counts = {"frames_in": 0, "skipped": 0, "lost": 0, "late": 0, "last_n": -1}
+        self.fps = 30.0
+        self.process: Any = None
+        self.why: str | None = None
+        self.unseen: Unseen | None = None
+        self.ready = threading.Event()  # the vision is loaded: the camera may be opened
+        self.primed = threading.Event()  # the vision has set itself up on a first frame
+        self.done = threading.Event()  # the vision has taken its last frame
+        self.last_done = time.monotonic()
+
+    def run(self, spec: str, calibration: dict | None, processor: Any, nice: int) -> None:
+        cap = threading.Thread(target=self._capture, daemon=True)
+        rep = threading.Thread(target=self._report, daemon=True)
+        cap.start()
+        rep.start()
+        if nice > 0:
+            with contextlib.suppress(OSError):
+                os.nice(nice)  # Linux: this thread (and the ones it starts) only
+        self.process, self.why = _load_processor(spec, calibration, processor)
+        side = truth_sidecar(self.source) if self.process is None else None
+        if side is not None:
+            self.process = truth_processor(side)
+            self.why = f"{self.why}; shots come from the ground truth {side.name}"
+        self.ready.set()
+        try:
+            self._vision(cap)
+        finally:
+            self.primed.set()
+            self.done.set()
+            rep.join(timeout=5)
+            _put(self.out, self._status(final=True), block=True)
+
+    # -- the camera -----------------------------------------------------------------------
+    def _capture(self) -> None:
+        gap_start: float | None = None  # set while the camera is not delivering
+        delay = self.retry[0]
+        self.ready.wait()
+        while not self.stop.is_set():
+            cap = _open(self.source)
             if cap is None:
                 gap_start = gap_start or time.time()
-                stop.wait(delay)
-                delay = min(delay * 2, retry_s[1])
+                self.stop.wait(delay)
+                delay = min(delay * 2, self.retry[1])
                 continue
-            delay = retry_s[0]
+            delay = self.retry[0]
             if gap_start is not None:
-                _put(
-                    out, {"type": "gap", "table": table_id, "start": gap_start, "end": time.time()}
-                )
+                msg = {"type": "gap", "table": self.table_id, "start": gap_start}
+                _put(self.out, {**msg, "end": time.time()})
             gap_start = None
-            state["connected"] = True
-            fps = cap.get(5) or 30.0  # CAP_PROP_FPS
-            t0 = time.monotonic()
-            n = 0
-            while not stop.is_set():
-                ok, frame = cap.read()
-                if not ok:
-                    break
-                if _is_file(source):  # play as if live
-                    wait = t0 + n / fps - time.monotonic()
-                    if wait > 0:
-                        stop.wait(wait)
-                with cv:
-                    if latest[0] is not None:
-                        state["dropped"] += 1
-                    seq += 1
-                    latest[0] = (seq, n / fps, frame)
-                    cv.notify()
-                n += 1
+            self.state["connected"] = True
+            self.fps = cap.get(5) or 30.0  # CAP_PROP_FPS
+            n = self._read(cap)
             cap.release()
-            state["connected"] = False
-            if _is_file(source) and n > 0:
-                state["ended"] = True
+            self.state["connected"] = False
+            if _is_file(self.source) and n > 0:
+                self.state["ended"] = True
                 break
             gap_start = time.time()
-        with cv:
-            cv.notify()
+        self.buf.wake()
 
-    cap_thread = threading.Thread(target=capture, daemon=True)
-    cap_thread.start()
-    last_status, counted, t_rate = 0.0, 0, time.monotonic()
-    while True:
-        with cv:
-            while latest[0] is None and cap_thread.is_alive() and not stop.is_set():
-                cv.wait(0.1)
-                if time.monotonic() - last_status > status_every_s:
-                    break
-            item, latest[0] = latest[0], None
-        if item is not None:
-            _, t, frame = item
-            state["frames"] += 1
-            counted += 1
-            if process is not None:
-                for item in process(frame, t) or ():
-                    if "type" in item:  # an event outside shots (camera_moved)
-                        msg = {"type": "event", "table": table_id, "event": item}
-                    else:
-                        msg = {"type": "shot", "table": table_id, "shot": item}
-                    _put(out, msg, block=True)
+    def _read(self, cap: Any) -> int:
+        """Read the opened source into the buffer until it ends; the number of frames."""
+        n, fps, t0 = 0, self.fps, time.monotonic()
+        while not self.stop.is_set():
+            if n == 1:  # the vision sets itself up on the first frame: the clock starts after
+                while not self.primed.wait(0.1) and not self.stop.is_set():
+                    pass
+                t0 = time.monotonic() - 1 / fps
+            if _is_file(self.source):  # play as if live
+                wait = t0 + n / fps - time.monotonic()
+                if wait > 0:
+                    self.stop.wait(wait)
+                elif wait < -2.0 / fps:  # too late for this frame: a camera's is gone
+                    if not cap.grab():
+                        break
+                    self._lose(n, late=True)
+                    n += 1
+                    continue
+            ok, frame = cap.read()
+            if not ok:
+                break
+            self.counts["frames_in"] += 1
+            self.counts["last_n"] = n
+            if not self.buf.put(Captured(n, n / fps, time.monotonic(), frame)):
+                self._lose(n, counted=True)  # the buffer is full: the newest frame is lost
+            n += 1
+        return n
+
+    def _lose(self, n: int, late: bool = False, counted: bool = False) -> None:
+        if not counted:
+            self.counts["frames_in"] += 1
+            self.counts["last_n"] = n
+        self.counts["lost"] += 1
+        self.counts["late"] += int(late)
+        self.health.lost_at = time.monotonic()
+
+    # -- the status -----------------------------------------------------------------------
+    def _report(self) -> None:
+        """A status message every ``every`` s, from its own thread: a vision stuck on a
+        frame still shows as behind."""
+        last, t = 0, time.monotonic()
+        while not self.done.wait(self.every):
+            now = time.monotonic()
+            self.state["fps"] = round((self.state["frames"] - last) / max(now - t, 1e-6), 2)
+            last, t = self.state["frames"], now
+            _put(self.out, self._status())
+
+    def _status(self, final: bool = False) -> dict:
         now = time.monotonic()
-        if now - last_status > status_every_s:
-            state["fps"] = round(counted / max(now - t_rate, 1e-6), 2)
-            counted, t_rate, last_status = 0, now, now
-            _put(
-                out, {"type": "status", "table": table_id, **state, "vision": why or _note(process)}
-            )
-        if stop.is_set() or (not cap_thread.is_alive() and latest[0] is None):
-            break
-    state["fps"] = 0.0
-    msg = {"type": "status", "table": table_id, **state, "vision": why or _note(process)}
-    _put(out, msg, block=True)
+        lag = self.buf.lag(now)
+        stalled = len(self.buf) > 0 and now - self.last_done > STALL_S
+        st = self.health.update(now, lag, stalled)
+        c, u = self.counts, self.unseen
+        self.state["dropped"] = c["skipped"] + c["lost"]
+        if final:
+            self.state["fps"] = 0.0
+        h = {
+            "state": st,
+            "since": round(self.health.since, 3),
+            "frames_in": c["frames_in"],
+            "processed": self.state["frames"],
+            "dropped": self.state["dropped"],
+            "skipped_idle": c["skipped"],
+            "lost": c["lost"],
+            "late": c["late"],
+            "lag_s": round(lag, 2),
+            "max_lag_s": round(self.health.max_lag_s, 2),
+            "buffered": len(self.buf),
+            "flagged": u.flagged if u else 0,
+            "unseen": [[s.a, s.b] for s in u.spans][-20:] if u else [],
+        }
+        why = self.why or _note(self.process)
+        return {"type": "status", "table": self.table_id, **self.state, "health": h, "vision": why}
+
+    # -- the vision -----------------------------------------------------------------------
+    def _vision(self, cap: threading.Thread) -> None:
+        """Take the frames in order; skip one only when behind and the vision says nothing
+        on the table moves (one in :data:`STILL_STRIDE` all the same); note the frames
+        lost (numbers missing) and flag the shots they touch."""
+        prev_n, done_n = -1, -(10**9)
+        while not self.stop.is_set():
+            item = self.buf.take()
+            if item is None:
+                if not cap.is_alive():
+                    break
+                self.buf.wait(0.1)
+                continue
+            if self.unseen is None:
+                self.unseen = Unseen(self.fps)
+            if item.n <= prev_n:  # the camera was reopened: its numbering starts again
+                prev_n = done_n = -1
+            if item.n > prev_n + 1 and prev_n >= 0:
+                self.unseen.lost(prev_n + 1, item.n - 1, _rest(self.process))
+            prev_n = item.n
+            behind = len(self.buf) > 0
+            if behind and item.n - done_n < STILL_STRIDE and _idle(self.process, item):
+                self.counts["skipped"] += 1  # every ball at rest: the frame adds nothing
+                continue
+            if self.process is not None:
+                self._send(self.process(item.image, item.t) or [])
+                self._send(self.unseen.due(item.n, _rest(self.process)))
+            self.state["frames"] += 1
+            self.last_done, done_n = time.monotonic(), item.n
+            self.primed.set()
+        u = self.unseen
+        if u is not None and self.process is not None:
+            last = self.counts["last_n"]
+            if last > prev_n >= 0:  # lost at the very end
+                u.lost(prev_n + 1, last, _rest(self.process))
+            self._send(u.flush(max(prev_n, last), _rest(self.process)))
+
+    def _send(self, items: list[dict]) -> None:
+        for item in items:
+            if "type" in item:  # an event outside shots (camera_moved)
+                msg = {"type": "event", "table": self.table_id, "event": item}
+            else:  # numbered by the service: a flagged shot may come between the vision's
+                shot = {k: v for k, v in item.items() if k != "index"}
+                if self.unseen is not None:
+                    shot = self.unseen.on_shot(shot)
+                msg = {"type": "shot", "table": self.table_id, "shot": shot}
+            _put(self.out, msg, block=True)
+
+
+def _idle(process: Any, item: Captured) -> bool:
+    """The vision's word that nothing on the table moves at this frame (``process.idle``),
+    where it has one; without it no frame is skipped."""
+    idle = getattr(process, "idle", None)
+    return bool(idle(item.image, item.t)) if callable(idle) else False
+
+
+def _rest(process: Any) -> dict | None:
+    """The balls' rest positions (table mm) while no shot is under way (``process.rest``),
+    where the vision has them."""
+    rest = getattr(process, "rest", None)
+    return rest() if callable(rest) else None
 
 
 class _Live:
@@ -283,7 +413,10 @@ class LiveManager:
         lv.stop = self._ctx.Event()
         t = lv.table
         args = (t.id, t.source, t.spec, t.calibration, self._q, lv.stop, self.processor)
-        kw = {"nice": int(getattr(self.settings, "live_nice", 0))}
+        kw = {
+            "nice": int(getattr(self.settings, "live_nice", 0)),
+            "buffer_mb": float(getattr(self.settings, "live_buffer_mb", BUFFER_MB)),
+        }
         lv.proc = self._ctx.Process(target=worker_main, args=args, kwargs=kw, daemon=True)
         lv.proc.start()
 
@@ -323,6 +456,38 @@ class LiveManager:
             with contextlib.suppress(Exception):
                 self._handle(msg)
 
+    def _health(self, lv: _Live, h: dict | None) -> None:
+        """Keep the table's health; when its state changes, a warning line in the log and
+        a ``table`` event on the stream (the scoreboard's badge follows it)."""
+        if h is None:
+            return
+        old = (lv.status.get("health") or {}).get("state", "ok")
+        lv.status["health"] = h
+        if h["state"] == old:
+            return
+        t = lv.table
+        if h["state"] == "ok":
+            log.warning(
+                "table %s (%s) recovered: keeping up again (%d of %d frames processed, "
+                "%d lost, worst lag %.1f s, %d shots flagged unseen)",
+                t.id, t.name, h["processed"], h["frames_in"], h["lost"], h["max_lag_s"],
+                lv.status.get("flagged", 0),
+            )  # fmt: skip
+        else:
+            what = (
+                "frames lost: shots meanwhile are flagged unseen for the referee"
+                if h["state"] == "blind"
+                else "shots come late, none lost yet"
+            )
+            log.warning(
+                "table %s (%s) is %s: lag %.1f s, %d of %d frames processed, %d lost; %s",
+                t.id, t.name, h["state"], h["lag_s"], h["processed"], h["frames_in"],
+                h["lost"], what,
+            )  # fmt: skip
+        with self.service.db.write():
+            self.service.db.add_event("table", {"table": t.id, "health": h}, lv.match_id, t.id)
+        self.service.broker.publish()
+
     def _handle(self, msg: dict) -> None:
         with self._lock:
             lv = self._live.get(msg.get("table", -1))
@@ -334,6 +499,7 @@ class LiveManager:
                 {k: msg[k] for k in ("connected", "fps", "frames", "dropped", "vision")}
             )
             lv.status["ended"] = msg.get("ended", False)
+            self._health(lv, msg.get("health"))
         elif kind == "gap":
             lv.status["gaps"] = [*lv.status["gaps"], {"start": msg["start"], "end": msg["end"]}][
                 -100:
@@ -352,6 +518,8 @@ class LiveManager:
                 )
             self.service.broker.publish()
         elif kind == "shot":
+            if msg["shot"].get("unseen"):
+                lv.status["flagged"] = lv.status.get("flagged", 0) + 1
             try:
                 self.service.add_shot(lv.match_id, msg["shot"], f"live:table {lv.table.id}")
             except Exception as e:  # a refused shot is shown, the worker goes on

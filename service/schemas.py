@@ -32,6 +32,34 @@ class TableIn(_In):
     calibration: dict | None = None
 
 
+class TableHealth(BaseModel):
+    """Whether the table's vision keeps up with its camera (issue 29)."""
+
+    state: Literal["ok", "behind", "blind"] = Field(
+        default="ok",
+        description="ok: keeping up; behind: frames wait over 1 s (shots come late, none "
+        "lost); blind: frames lost within 10 s (the shots they touch are flagged unseen)",
+    )
+    since: float | None = Field(default=None, description="Unix seconds the state began")
+    frames_in: int = Field(default=0, description="frames the camera delivered")
+    processed: int = Field(default=0, description="frames the vision processed")
+    dropped: int = Field(default=0, description="frames not processed: skipped_idle + lost")
+    skipped_idle: int = Field(
+        default=0, description="frames skipped while behind with every ball at rest"
+    )
+    lost: int = Field(default=0, description="frames never processed though play may go on")
+    late: int = Field(
+        default=0, description="of lost: a file played as live read too late (as a camera's)"
+    )
+    lag_s: float = Field(default=0.0, description="how long the oldest waiting frame waited")
+    max_lag_s: float = 0.0
+    buffered: int = Field(default=0, description="frames waiting for the vision")
+    flagged: int = Field(default=0, description="shots flagged or recorded unseen")
+    unseen: list[list[int]] = Field(
+        default_factory=list, description="[from, to] stream frames lost, not yet settled"
+    )
+
+
 class TableStatus(BaseModel):
     running: bool = False
     connected: bool = False
@@ -52,6 +80,8 @@ class TableStatus(BaseModel):
         "{frame, t, type: camera_moved, until} (frames of the live stream, t in seconds)",
     )
     ended: bool = Field(default=False, description="a file source played to its end")
+    health: TableHealth = Field(default_factory=TableHealth)
+    flagged: int = Field(default=0, description="shots stored flagged unseen")
 
 
 class TableOut(BaseModel):

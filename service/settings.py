@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     live_nice: int = Field(
         default=10, ge=0, le=19, description="CPU niceness of the live workers (API first)"
     )
+    live_buffer_mb: float = Field(
+        default=512.0,
+        ge=1,
+        description="per live table: MiB of camera frames waiting for a vision that fell "
+        "behind (1080p: 6 MiB a frame); past it frames are lost and their shots flagged",
+    )
     switch_interval_ms: float = Field(
         default=1.0,
         gt=0,

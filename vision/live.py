@@ -7,7 +7,10 @@ returns the contract §8 shots whose rest state was confirmed on this frame (the
 events in table mm, frames numbered ``round(t * fps)``) and the ``camera_moved`` events
 (contract Event dicts, told apart from shots by their ``type``) of moves that are over;
 ``process.note()`` says, while the camera moves or the table is being recalibrated, why no
-shot can be confirmed (the worker shows it as the table's ``vision`` status).
+shot can be confirmed (the worker shows it as the table's ``vision`` status);
+``process.idle(image, t)`` whether a frame may be skipped by a worker that fell behind
+(nothing on the table moves) and ``process.rest()`` the balls' positions at rest
+(``service.live_flow``: the shots of frames never processed).
 
 A camera knocked or drifting during the session is followed as a replay follows it
 (``vision.register.DriftWatch`` fed frame by frame, its reference picture the first
@@ -192,6 +195,7 @@ def make_processor(
             for i in range(len(rows))
             if int(rows.frame[i]) == index
         }
+        state["positions"] = positions
         if live is None:
             shots = cutter.update(index, positions)
             return [s.model_dump(mode="json", exclude_none=True) for s in shots]
@@ -209,5 +213,23 @@ def make_processor(
         live = state["live"]
         return None if live is None else live.note(state["last"])
 
+    def idle(image: np.ndarray, t: float) -> bool:
+        """True when this frame (BGR, stream time ``t`` s) may be skipped by a worker that
+        is behind: no shot under way, the camera not moving, and the table's picture the
+        same as the detector's reference (``Detector.still``: every ball where it was)."""
+        det, live = state["det"], state["live"]
+        if det is None or cutter.active or (live is not None and live.moving(state["last"])):
+            return False
+        return det.still(Frame(max(int(round(t * fps)), state["last"] + 1), t, image))
+
+    def rest() -> dict[str, tuple[float, float]] | None:
+        """The balls' positions (table mm) at the last frame processed, while no shot is
+        under way (None while one is)."""
+        if cutter.active or "positions" not in state:
+            return None
+        return {k: (v[0], v[1]) for k, v in state["positions"].items()}
+
     process.note = note  # type: ignore[attr-defined]
+    process.idle = idle  # type: ignore[attr-defined]
+    process.rest = rest  # type: ignore[attr-defined]
     return process

@@ -48,6 +48,11 @@ class LiveShotCutter:
         self._last_end = -1
         self._preroll = int(self.fps * 1.0)
 
+    @property
+    def active(self) -> bool:
+        """True while a shot is under way (a ball moved and its rest is not confirmed)."""
+        return self._active
+
     def update(
         self,
         frame: int,
