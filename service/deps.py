@@ -72,7 +72,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             broker = Broker(db)
             rt = Runtime(settings, db, MatchService(db, broker), broker)
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
-            rt.extras["live"] = LiveManager(rt.service, settings)
+            rt.extras["live"] = LiveManager(rt.service, settings, settings.live_vision)
             rt.extras["calibrate"] = Calibrator(db, settings, broker)
             from service.routers.scoreboard import prebuild
 

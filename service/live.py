@@ -32,10 +32,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service.live_flow import STALL_S, STILL_STRIDE, Captured, FrameBuffer, Health, Unseen
+from service.live_flow import STILL_STRIDE, Captured, FrameBuffer, Health, Unseen
 
 log = logging.getLogger("tablemon.live")
+RANK = {"ok": 0, "behind": 1, "blind": 2}
 PROCESSOR = "vision.live:make_processor"
+CAMERA_HOLD_S = 0.5  # a file played as live: a frame read later than this is lost, as a
+# camera's would be (a camera's driver or an RTSP client holds a few frames, no more)
 BUFFER_MB = 512.0  # frames waiting for the vision, per table (1080p: ~85 frames, 2.8 s)
 
 
@@ -155,7 +158,6 @@ class _Worker:
         self.ready = threading.Event()  # the vision is loaded: the camera may be opened
         self.primed = threading.Event()  # the vision has set itself up on a first frame
         self.done = threading.Event()  # the vision has taken its last frame
-        self.last_done = time.monotonic()
 
     def run(self, spec: str, calibration: dict | None, processor: Any, nice: int) -> None:
         cap = threading.Thread(target=self._capture, daemon=True)
@@ -219,7 +221,7 @@ class _Worker:
                 wait = t0 + n / fps - time.monotonic()
                 if wait > 0:
                     self.stop.wait(wait)
-                elif wait < -2.0 / fps:  # too late for this frame: a camera's is gone
+                elif wait < -CAMERA_HOLD_S:  # too late for this frame: a camera's is gone
                     if not cap.grab():
                         break
                     self._lose(n, late=True)
@@ -257,8 +259,7 @@ class _Worker:
     def _status(self, final: bool = False) -> dict:
         now = time.monotonic()
         lag = self.buf.lag(now)
-        stalled = len(self.buf) > 0 and now - self.last_done > STALL_S
-        st = self.health.update(now, lag, stalled)
+        st = self.health.update(now, lag)
         c, u = self.counts, self.unseen
         self.state["dropped"] = c["skipped"] + c["lost"]
         if final:
@@ -288,7 +289,9 @@ class _Worker:
         lost (numbers missing) and flag the shots they touch."""
         prev_n, done_n = -1, -(10**9)
         while not self.stop.is_set():
-            item = self.buf.take()
+            item, stale = self.buf.take(time.monotonic())
+            for _ in range(stale):
+                self._lose(-1, counted=True)
             if item is None:
                 if not cap.is_alive():
                     break
@@ -309,7 +312,7 @@ class _Worker:
                 self._send(self.process(item.image, item.t) or [])
                 self._send(self.unseen.due(item.n, _rest(self.process)))
             self.state["frames"] += 1
-            self.last_done, done_n = time.monotonic(), item.n
+            done_n = item.n
             self.primed.set()
         u = self.unseen
         if u is not None and self.process is not None:
@@ -466,6 +469,11 @@ class LiveManager:
         if h["state"] == old:
             return
         t = lv.table
+        worst = lv.status.get("worst", "ok")  # of this episode: a line when it gets worse
+        lv.status["worst"] = "ok" if h["state"] == "ok" else max(worst, h["state"], key=RANK.get)
+        if h["state"] != "ok" and RANK[h["state"]] <= RANK[worst]:
+            self._publish_health(lv, h)
+            return
         if h["state"] == "ok":
             log.warning(
                 "table %s (%s) recovered: keeping up again (%d of %d frames processed, "
@@ -484,8 +492,13 @@ class LiveManager:
                 t.id, t.name, h["state"], h["lag_s"], h["processed"], h["frames_in"],
                 h["lost"], what,
             )  # fmt: skip
+        self._publish_health(lv, h)
+
+    def _publish_health(self, lv: _Live, h: dict) -> None:
         with self.service.db.write():
-            self.service.db.add_event("table", {"table": t.id, "health": h}, lv.match_id, t.id)
+            self.service.db.add_event(
+                "table", {"table": lv.table.id, "health": h}, lv.match_id, lv.table.id
+            )
         self.service.broker.publish()
 
     def _handle(self, msg: dict) -> None:

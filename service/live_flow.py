@@ -34,7 +34,6 @@ STILL_STRIDE = 6  # behind and idle: one frame in this many is processed all the
 LAG_BEHIND_S = 1.0  # the oldest waiting frame older than this: the table is behind
 LAG_OK_S = 0.5  # ... and back under this (and nothing lost for BLIND_S): ok again
 BLIND_S = 10.0  # frames lost this recently: blind (shots may come flagged unseen)
-STALL_S = 5.0  # frames waiting and none processed for this long: blind
 JOIN_S = 1.0  # a span lost this close before a shot's start belongs to that shot
 AFTER_S = 0.5  # a shot's events this long after a lost span are flagged too
 MOVED_MM = 30.0  # a ball this far from where it lay before a lost span: a shot happened
@@ -52,10 +51,10 @@ class Captured:
 
 
 class FrameBuffer:
-    """Frames read and not yet taken, oldest first, at most ``max_bytes`` of pixels and
-    ``max_s`` seconds behind the newest (past either bound the newest frame is refused:
-    :meth:`put` returns False). Thread-safe: the capture thread puts, the processing loop
-    takes."""
+    """Frames read and not yet taken, oldest first, at most ``max_bytes`` of pixels (past
+    it the newest frame is refused: :meth:`put` returns False) and none waiting over
+    ``max_s`` seconds (:meth:`take` lets them go). Thread-safe: the capture thread puts,
+    the processing loop takes."""
 
     def __init__(self, max_bytes: int, max_s: float = MAX_LAG_S) -> None:
         self.max_bytes, self.max_s = max_bytes, max_s
@@ -66,22 +65,27 @@ class FrameBuffer:
     def put(self, item: Captured) -> bool:
         size = int(getattr(item.image, "nbytes", 0))
         with self.cv:
-            if self._q and (
-                self._bytes + size > self.max_bytes or item.at - self._q[0].at > self.max_s
-            ):
+            if self._q and self._bytes + size > self.max_bytes:
                 return False
             self._q.append(item)
             self._bytes += size
             self.cv.notify()
             return True
 
-    def take(self) -> Captured | None:
+    def take(self, now: float) -> tuple[Captured | None, int]:
+        """The oldest waiting frame (None when none waits) and how many older frames were
+        let go first: those waiting over ``max_s`` (the scoreboard's delay stays bounded
+        even when the vision falls far behind; the numbers missing say where)."""
+        stale = 0
         with self.cv:
+            while len(self._q) > 1 and now - self._q[0].at > self.max_s:
+                self._bytes -= int(getattr(self._q.popleft().image, "nbytes", 0))
+                stale += 1
             if not self._q:
-                return None
+                return None, stale
             item = self._q.popleft()
             self._bytes -= int(getattr(item.image, "nbytes", 0))
-            return item
+            return item, stale
 
     def wait(self, timeout: float) -> None:
         """Until a frame waits (or ``timeout`` s)."""
@@ -182,7 +186,8 @@ class Unseen:
         for s in spans:
             self.spans.remove(s)
             doubt = rest is None or s.before is None
-            if (doubt and not ended) or not (doubt or _moved(s.before, rest)):
+            moved = "" if doubt else _moved(s.before, rest)
+            if (doubt and not ended) or not (doubt or moved):
                 self.quiet = [*self.quiet, (s.a, s.b)][-100:]
                 continue
             self.flagged += 1
@@ -193,7 +198,7 @@ class Unseen:
                 "unseen": {"from": s.a, "to": s.b},
                 "uncertain": _why(s.a, s.b, self.fps)
                 + (": play was under way when the video ended" if ended and doubt else "")
-                + (": the balls moved meanwhile and no shot could be cut" if not doubt else ""),
+                + (f": balls moved meanwhile ({moved}), no shot could be cut" if moved else ""),
             }
             if rest:
                 shot["rest"] = {k: [round(v[0], 1), round(v[1], 1)] for k, v in rest.items()}
@@ -201,21 +206,24 @@ class Unseen:
         return out
 
 
-def _moved(before: dict, after: dict) -> bool:
-    """True when a ball is gone, new, or lies over :data:`MOVED_MM` from where it was."""
-    if set(before) != set(after):
-        return True
-    return any(
-        float(np.hypot(after[k][0] - p[0], after[k][1] - p[1])) > MOVED_MM
-        for k, p in before.items()
-    )
+def _moved(before: dict, after: dict) -> str:
+    """What changed between two rest states (table mm): the balls gone and those now over
+    :data:`MOVED_MM` from where they lay ("" when none: a ball that appears is one put back
+    by hand, not a shot)."""
+    gone = sorted(set(before) - set(after))
+    far = [
+        f"{k} {d:.0f} mm"
+        for k, p in sorted(before.items())
+        if k in after and (d := float(np.hypot(after[k][0] - p[0], after[k][1] - p[1]))) > MOVED_MM
+    ]
+    return ", ".join([*(f"{k} gone" for k in gone), *far])
 
 
 class Health:
     """The table's state for the status: ``ok`` (keeping up), ``behind`` (frames wait over
     :data:`LAG_BEHIND_S`; shots come late, none lost) or ``blind`` (frames lost within
-    :data:`BLIND_S`, or none processed for :data:`STALL_S` while frames wait: shots there
-    come flagged). Back to ok under :data:`LAG_OK_S` with nothing lost meanwhile."""
+    :data:`BLIND_S`: the shots they touch come flagged). Back to ok under :data:`LAG_OK_S`
+    with nothing lost meanwhile."""
 
     def __init__(self) -> None:
         self.state = "ok"
@@ -223,9 +231,9 @@ class Health:
         self.lost_at = -1e9  # monotonic clock of the last lost frame
         self.max_lag_s = 0.0
 
-    def update(self, now: float, lag: float, stalled: bool) -> str:
+    def update(self, now: float, lag: float) -> str:
         self.max_lag_s = max(self.max_lag_s, lag)
-        if now - self.lost_at < BLIND_S or stalled:
+        if now - self.lost_at < BLIND_S:
             state = "blind"
         elif lag > LAG_BEHIND_S or (self.state != "ok" and lag > LAG_OK_S):
             state = "behind"

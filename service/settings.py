@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     live_nice: int = Field(
         default=10, ge=0, le=19, description="CPU niceness of the live workers (API first)"
     )
+    live_vision: str = Field(
+        default="vision.live:make_processor",
+        description="module:function building a table's live vision (spec, calibration) -> "
+        "process(frame, t)",
+    )
     live_buffer_mb: float = Field(
         default=512.0,
         ge=1,

@@ -4,12 +4,16 @@ Skipped where Playwright or /usr/bin/chromium is absent."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 from svc_helpers import AUTH, NO_CONTACT, TOKEN, doubtful_break, plain, server, shot, verdict
+
+from service.live import write_test_video
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -253,3 +257,44 @@ def test_page_shows_the_questions_stills(tmp_path: Path, browser, monkeypatch) -
         )
         assert page.get_attribute(".question img", "alt") == "10.jpg"
         page.close()
+
+
+def test_page_shows_a_table_behind(tmp_path: Path, browser, monkeypatch) -> None:
+    """A live table whose vision is slower than its camera: the badge says behind (with the
+    lag) while it is, and the log says so; once it has caught up, the badge says so too."""
+    here = str(Path(__file__).parent)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("TABLEMON_LIVE_VISION", "slowvision:make")
+    monkeypatch.setenv("SLOW_VISION_S", "0.08")  # 12 fps against the camera's 30
+    monkeypatch.setenv("TABLEMON_VIDEO_DIR", str(tmp_path))
+    write_test_video(tmp_path / "clip.mp4", frames=120, fps=30)  # 4 s: ~10 s to process
+    with server(tmp_path) as (url, proc), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        tid = c.post("/tables", json={"name": "T", "source": str(tmp_path / "clip.mp4")}).json()[
+            "id"
+        ]
+        mid = c.post(
+            "/matches", json={"game": "pyramid-free", "players": {"A": "A", "B": "B"},
+                              "table_id": tid}
+        ).json()["id"]  # fmt: skip
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang=en")
+        page.wait_for_selector("#conn.live", timeout=15000)
+        assert c.post(f"/tables/{tid}/live", json={"match_id": mid}).status_code == 200
+        page.wait_for_selector("#health[data-state=behind]", timeout=20000)
+        text = page.text_content("#health")
+        assert text.startswith("Behind") and "lag" in text and "shots will come late" in text
+        assert page.get_attribute("#health", "class") == "behind"
+        h = c.get(f"/tables/{tid}").json()["status"]["health"]
+        assert h["lost"] == 0 and h["frames_in"] > h["processed"] > 0
+        # caught up: every frame processed, none lost, the badge gone with the ended worker
+        end = time.monotonic() + 40
+        while c.get(f"/tables/{tid}").json()["status"]["running"] and time.monotonic() < end:
+            time.sleep(0.5)
+        h = c.get(f"/tables/{tid}").json()["status"]["health"]
+        assert h["state"] == "ok" and h["processed"] == h["frames_in"] == 120
+        assert h["lost"] == 0 and h["max_lag_s"] > 1.0
+        page.wait_for_selector("#health[data-state=behind]", state="detached", timeout=15000)
+        proc.kill()
+        proc.wait()
+        log = proc.stderr.read().decode()
+    assert f"table {tid} (T) is behind" in log and f"table {tid} (T) recovered" in log
