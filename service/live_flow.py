@@ -34,8 +34,11 @@ STILL_STRIDE = 6  # behind and idle: one frame in this many is processed all the
 LAG_BEHIND_S = 1.0  # the oldest waiting frame older than this: the table is behind
 LAG_OK_S = 0.5  # ... and back under this (and nothing lost for BLIND_S): ok again
 BLIND_S = 10.0  # frames lost this recently: blind (shots may come flagged unseen)
-JOIN_S = 1.0  # a span lost this close before a shot's start belongs to that shot
+JOIN_FRAMES = 3  # a span ending this close before a shot's first frame (or starting this
+# close after its last) belongs to it: its strike (or its last motion) may lie there
 AFTER_S = 0.5  # a shot's events this long after a lost span are flagged too
+REST_WAIT_S = 0.5  # a span is settled at rest this long after it (the tracker has found
+# the balls again; a shot under way after it takes it: Span.busy)
 MOVED_MM = 30.0  # a ball this far from where it lay before a lost span: a shot happened
 
 
@@ -115,6 +118,7 @@ class Span:
     a: int
     b: int
     before: dict[str, tuple[float, float]] | None
+    busy: bool = False  # a shot was under way after it: the next shot handed out takes it
 
 
 def _why(a: int, b: int, fps: float) -> str:
@@ -143,12 +147,17 @@ class Unseen:
 
     def on_shot(self, shot: dict) -> dict:
         """``shot`` (contract §8, JSON) with the spans it touches marked (lost from
-        :data:`JOIN_S` before its start to as long after its end): ``unseen`` (the first to
-        last lost frame), ``uncertain`` naming them, and ``uncertain`` on its events within
-        the spans or just after them. The spans marked are consumed."""
+        :data:`JOIN_FRAMES` before its start to as many after its end, or ``busy`` ones
+        before its end: followed by the motion it is): ``unseen`` (the first to last lost frame), ``uncertain`` naming
+        them, and ``uncertain`` on its events within the spans or just after them. The
+        spans marked are consumed."""
         start, end = shot["start"]["frame"], shot["end"]["frame"]
-        join = int(JOIN_S * self.fps)
-        hit = [s for s in self.spans if s.b >= start - join and s.a <= end + join]
+        j = JOIN_FRAMES
+        hit = [
+            s
+            for s in self.spans
+            if (s.b >= start - j and s.a <= end + j) or (s.busy and end >= s.b)
+        ]
         if not hit:
             return shot
         self.spans = [s for s in self.spans if s not in hit]
@@ -166,15 +175,19 @@ class Unseen:
 
     def due(self, n: int, rest: dict | None) -> list[dict]:
         """At processed frame ``n``, the balls at rest at ``rest`` (None while a shot is
-        under way): the spans over before ``n`` that no shot took, settled now that the
-        table is at rest again (a shot the vision cut is handed out, and takes its spans,
+        under way: the spans before ``n`` are marked ``busy``, for the shot to take them):
+        the spans over :data:`REST_WAIT_S` before ``n`` that no shot took,
+        settled now that the table is at rest again (a shot the vision cut is handed out, and takes its spans,
         on the frame its rest is confirmed: before this). If a ball lies elsewhere than
         before the span (or is gone, or new), the span is a shot of its own, ``unseen``,
         from the span's first frame to ``n``; if not, nothing happened that counts (a
         player's arm), and the span is kept in :attr:`quiet`."""
         if rest is None:
+            for s in self.spans:
+                s.busy = s.busy or s.b < n
             return []
-        return self._settle([s for s in self.spans if s.b < n], n, rest)
+        wait = int(REST_WAIT_S * self.fps)
+        return self._settle([s for s in self.spans if s.b + wait < n], n, rest)
 
     def flush(self, n: int, rest: dict | None) -> list[dict]:
         """The stream ended at frame ``n`` (``rest`` as in :meth:`due`): every span left

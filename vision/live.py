@@ -223,11 +223,11 @@ def make_processor(
         return det.still(Frame(max(int(round(t * fps)), state["last"] + 1), t, image))
 
     def rest() -> dict[str, tuple[float, float]] | None:
-        """The balls' positions (table mm) at the last frame processed, while no shot is
-        under way (None while one is)."""
+        """The positions (table mm) of the balls seen at the last frame processed, while no
+        shot is under way (None while one is)."""
         if cutter.active or "positions" not in state:
             return None
-        return {k: (v[0], v[1]) for k, v in state["positions"].items()}
+        return {k: (v[0], v[1]) for k, v in state["positions"].items() if v[2]}
 
     process.note = note  # type: ignore[attr-defined]
     process.idle = idle  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ import pytest
 from contract.match import Shot
 from service.live_flow import (
     BLIND_S,
-    JOIN_S,
+    JOIN_FRAMES,
     LAG_BEHIND_S,
     MOVED_MM,
     Captured,
@@ -50,9 +50,9 @@ def test_buffer_refuses_past_its_bytes_and_lets_stale_frames_go() -> None:
     ("lost", "shot", "flagged"),
     [
         ((60, 70), (50, 120), True),  # inside the shot
-        ((30, 45), (50, 120), True),  # just before its start: its strike was lost
-        ((125, 130), (50, 120), True),  # just after its end: its rest
-        ((50 - int(JOIN_S * FPS) - 10, 50 - int(JOIN_S * FPS) - 5), (50, 120), False),
+        ((30, 48), (50, 120), True),  # just before its start: its strike was lost
+        ((122, 130), (50, 120), True),  # just after its end: its rest
+        ((30, 50 - JOIN_FRAMES - 2), (50, 120), False),  # balls seen at rest after it
         ((200, 210), (50, 120), False),
     ],
 )
@@ -69,6 +69,16 @@ def test_a_shot_touching_lost_frames_is_flagged(lost, shot, flagged) -> None:
         assert near == [e for e in (55, 71, 110) if lost[0] - 3 <= e <= lost[1] + 15]
     else:
         assert s == live_shot(*shot, events=[(55, "w1"), (71, "w1"), (110, "w2")])
+
+
+def test_a_span_followed_by_motion_goes_to_the_shot_under_way() -> None:
+    u = Unseen(FPS)
+    u.lost(100, 170, None)  # the rest of shot 1 and the strike of shot 2
+    assert u.due(171, None) == [] and u.spans[0].busy
+    first = u.on_shot(live_shot(57, 96))  # over before the span: not its shot
+    assert "unseen" not in first and len(u.spans) == 1
+    second = u.on_shot(live_shot(178, 197))
+    assert second["unseen"] == {"from": 100, "to": 170} and not u.spans
 
 
 def test_lost_frames_close_together_are_one_span() -> None:
@@ -99,11 +109,12 @@ def test_a_span_no_shot_took_is_a_shot_when_balls_moved(after, shot) -> None:
     u.lost(100, 160, dict(REST))
     assert u.due(150, after) == [] and len(u.spans) == 1  # not over yet
     assert u.due(170, None) == []  # a shot under way: it may take the span
-    out = u.due(171, after)
+    assert u.due(175, after) == [] and len(u.spans) == 1  # the tracker finds the balls
+    out = u.due(176, after)  # no shot took it: at rest REST_WAIT_S after it
     assert not u.spans and len(out) == int(shot) and u.flagged == int(shot)
     if shot:
         s = Shot.model_validate({**out[0], "index": 3})
-        assert (s.unseen.start, s.unseen.stop, s.start.frame, s.end.frame) == (100, 160, 100, 171)
+        assert (s.unseen.start, s.unseen.stop, s.start.frame, s.end.frame) == (100, 160, 100, 176)
         assert s.events == () and "frames 100–160" in out[0]["uncertain"]
         assert ("w2 gone" if "w2" not in after else "w1") in out[0]["uncertain"]
     else:
