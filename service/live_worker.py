@@ -134,11 +134,13 @@ class _Worker:
         self.buf = FrameBuffer(int(buffer_mb * 2**20))
         self.health = Health()
         self.state = {"connected": False, "frames": 0, "dropped": 0, "ended": False, "fps": 0.0}
-        self.counts = {"frames_in": 0, "skipped": 0, "lost": 0, "late": 0, "last_n": -1}
+        self.counts = {"frames_in": 0, "skipped": 0, "lost": 0, "late": 0}
         self.fps = 30.0
         self.process: Any = None
         self.why: str | None = None
         self.unseen: Unseen | None = None
+        self.tail: Captured | None = None  # the newest frame lost
+        self.prev_n, self.done_n = -1, -(10**9)  # the last frame taken, and processed
         self.ready = threading.Event()  # the vision is loaded: the camera may be opened
         self.primed = threading.Event()  # the vision has set itself up on a first frame
         self.done = threading.Event()  # the vision has taken its last frame
@@ -205,26 +207,19 @@ class _Worker:
                 wait = t0 + n / fps - time.monotonic()
                 if wait > 0:
                     self.stop.wait(wait)
-                elif wait < -CAMERA_HOLD_S:  # too late for this frame: a camera's is gone
-                    if not cap.grab():
-                        break
-                    self._lose(n, late=True)
-                    n += 1
-                    continue
+            late = _is_file(self.source) and time.monotonic() - (t0 + n / fps) > CAMERA_HOLD_S
             ok, frame = cap.read()
             if not ok:
                 break
+            item = Captured(n, n / fps, time.monotonic(), frame)
             self.counts["frames_in"] += 1
-            self.counts["last_n"] = n
-            if not self.buf.put(Captured(n, n / fps, time.monotonic(), frame)):
-                self._lose(n, counted=True)  # the buffer is full: the newest frame is lost
+            if late or not self.buf.put(item):  # too late (a camera's would be gone) or
+                self.tail = item  # no room: lost, the newest kept for the stream's end
+                self._lose(late)
             n += 1
         return n
 
-    def _lose(self, n: int, late: bool = False, counted: bool = False) -> None:
-        if not counted:
-            self.counts["frames_in"] += 1
-            self.counts["last_n"] = n
+    def _lose(self, late: bool = False) -> None:
         self.counts["lost"] += 1
         self.counts["late"] += int(late)
         self.health.lost_at = time.monotonic()
@@ -270,40 +265,43 @@ class _Worker:
     def _vision(self, cap: threading.Thread) -> None:
         """Take the frames in order; skip one only when behind and the vision says nothing
         on the table moves (one in :data:`STILL_STRIDE` all the same); note the frames
-        lost (numbers missing) and flag the shots they touch."""
-        prev_n, done_n = -1, -(10**9)
+        lost (numbers missing) and flag the shots they touch. When the stream ends, the
+        newest frame lost is looked at after all (what the lost ones led to)."""
         while not self.stop.is_set():
             item, stale = self.buf.take(time.monotonic())
             for _ in range(stale):
-                self._lose(-1, counted=True)
-            if item is None:
-                if not cap.is_alive():
-                    break
+                self._lose()
+            if item is not None:
+                self._take(item, may_skip=len(self.buf) > 0)
+            elif not cap.is_alive():
+                break
+            else:
                 self.buf.wait(0.1)
-                continue
-            if self.unseen is None:
-                self.unseen = Unseen(self.fps)
-            if item.n <= prev_n:  # the camera was reopened: its numbering starts again
-                prev_n = done_n = -1
-            if item.n > prev_n + 1 and prev_n >= 0:
-                self.unseen.lost(prev_n + 1, item.n - 1, _rest(self.process))
-            prev_n = item.n
-            behind = len(self.buf) > 0
-            if behind and item.n - done_n < STILL_STRIDE and _idle(self.process, item):
-                self.counts["skipped"] += 1  # every ball at rest: the frame adds nothing
-                continue
-            if self.process is not None:
-                self._send(self.process(item.image, item.t) or [])
-                self._send(self.unseen.due(item.n, _rest(self.process)))
-            self.state["frames"] += 1
-            done_n = item.n
-            self.primed.set()
-        u = self.unseen
-        if u is not None and self.process is not None:
-            last = self.counts["last_n"]
-            if last > prev_n >= 0:  # lost at the very end
-                u.lost(prev_n + 1, last, _rest(self.process))
-            self._send(u.flush(max(prev_n, last), _rest(self.process)))
+        tail, u = self.tail, self.unseen
+        if self.stop.is_set() or u is None or self.process is None:
+            return
+        if tail is not None and tail.n > self.prev_n >= 0:
+            self.counts["lost"] -= 1  # seen after all
+            self._take(tail, may_skip=False)
+        self._send(u.flush(self.prev_n, _rest(self.process)))
+
+    def _take(self, item: Captured, may_skip: bool) -> None:
+        if self.unseen is None:
+            self.unseen = Unseen(self.fps)
+        if item.n <= self.prev_n:  # the camera was reopened: its numbering starts again
+            self.prev_n = self.done_n = -1
+        if item.n > self.prev_n + 1 and self.prev_n >= 0:
+            self.unseen.lost(self.prev_n + 1, item.n - 1, _rest(self.process))
+        self.prev_n = item.n
+        if may_skip and item.n - self.done_n < STILL_STRIDE and _idle(self.process, item):
+            self.counts["skipped"] += 1  # every ball at rest: the frame adds nothing
+            return
+        if self.process is not None:
+            self._send(self.process(item.image, item.t) or [])
+            self._send(self.unseen.due(item.n, _rest(self.process)))
+        self.state["frames"] += 1
+        self.done_n = item.n
+        self.primed.set()
 
     def _send(self, items: list[dict]) -> None:
         for item in items:

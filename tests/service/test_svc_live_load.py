@@ -86,3 +86,33 @@ def test_every_shot_recorded_or_flagged_under_a_cpu_hog(clip: str) -> None:
     if h["lost"]:  # frames lost: the table said it was blind
         assert "blind" in {m["health"]["state"] for m in statuses}
     assert h["state"] == "ok" and h["buffered"] == 0  # caught up at the end
+
+
+def test_a_replay_under_a_cpu_hog_tracks_every_frame(tmp_path: Path) -> None:
+    """A recorded file is not a camera: ``tablemon replay`` takes longer, never drops."""
+    from contract.tracks import read_tracks
+    from service.cli import main
+
+    mp4 = FIXTURES / "carom-5pin-break.mp4"
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "while 1: pass"], start_new_session=True)
+        for _ in range(2)
+    ]
+    timer = threading.Timer(HOG_S, lambda: [p.kill() for p in busy])
+    timer.start()
+    try:
+        rc = main(
+            ["replay", str(mp4), "--game", "carom-5pin", "--calibration",
+             str(mp4.with_suffix(".calib.json")), "--out", str(tmp_path / "m.json"),
+             "--tracks", str(tmp_path / "t.csv"), "--no-progress"]
+        )  # fmt: skip
+    finally:
+        timer.cancel()
+        for p in busy:
+            p.kill()
+            p.wait()
+    assert rc == 0
+    m = read_match(tmp_path / "m.json")
+    assert m.video.frames == 205
+    assert sorted(set(read_tracks(tmp_path / "t.csv").frame.tolist())) == list(range(205))
+    assert len(m.shots) == len(read_match(mp4.with_suffix(".truth.json")).shots)
