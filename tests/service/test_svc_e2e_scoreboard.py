@@ -280,21 +280,27 @@ def test_page_shows_a_table_behind(tmp_path: Path, browser, monkeypatch) -> None
         page.goto(f"{url}/scoreboard/{mid}?lang=en")
         page.wait_for_selector("#conn.live", timeout=15000)
         assert c.post(f"/tables/{tid}/live", json={"match_id": mid}).status_code == 200
-        page.wait_for_selector("#health[data-state=behind]", timeout=20000)
-        text = page.text_content("#health")
-        assert text.startswith("Behind") and "lag" in text and "shots will come late" in text
-        assert page.get_attribute("#health", "class") == "behind"
+        # behind (a machine busier still may lose a frame read late: blind, said as such)
+        page.wait_for_selector(
+            "#health[data-state=behind], #health[data-state=blind]", timeout=20000
+        )
+        state, text = page.get_attribute("#health", "class"), page.text_content("#health")
+        note = "shots will come late" if state == "behind" else "shots meanwhile go to the referee"
+        assert text.startswith("Behind" if state == "behind" else "Frames lost")
+        assert "lag" in text and note in text
         h = c.get(f"/tables/{tid}").json()["status"]["health"]
-        assert h["lost"] == 0 and h["frames_in"] > h["processed"] > 0
+        assert h["frames_in"] > h["processed"] > 0
         # caught up: every frame processed, none lost, the badge gone with the ended worker
         end = time.monotonic() + 40
         while c.get(f"/tables/{tid}").json()["status"]["running"] and time.monotonic() < end:
             time.sleep(0.5)
         h = c.get(f"/tables/{tid}").json()["status"]["health"]
-        assert h["state"] == "ok" and h["processed"] == h["frames_in"] == 120
-        assert h["lost"] == 0 and h["max_lag_s"] > 1.0
-        page.wait_for_selector("#health[data-state=behind]", state="detached", timeout=15000)
+        assert h["state"] in ("ok", "blind") and h["max_lag_s"] > 1.0
+        assert h["processed"] + h["lost"] == h["frames_in"] == 120 and h["skipped_idle"] == 0
+        if h["state"] == "ok":  # caught up: the badge goes with the ended worker
+            page.wait_for_selector("#health", state="hidden", timeout=15000)
         proc.kill()
         proc.wait()
         log = proc.stderr.read().decode()
-    assert f"table {tid} (T) is behind" in log and f"table {tid} (T) recovered" in log
+    assert f"table {tid} (T) is {state}" in log
+    assert h["state"] != "ok" or f"table {tid} (T) recovered" in log
