@@ -176,3 +176,33 @@ def test_truth_sidecar_feeds_shots_as_the_video_plays(tmp_path: Path) -> None:
     assert all("verdict" not in s and "index" not in s for s in fed)
     last = [m for m in msgs if m["type"] == "status"][-1]
     assert "ground truth clip.truth.json" in last["vision"]
+
+
+def health_msg(tid: int, state: str, lost: int = 0, lag: float = 0.0) -> dict:
+    h = {"state": state, "since": 1.0, "frames_in": 300, "processed": 200, "dropped": 100,
+         "skipped_idle": 100 - lost, "lost": lost, "late": 0, "lag_s": lag, "max_lag_s": 4.0,
+         "buffered": 30, "flagged": 0, "unseen": []}  # fmt: skip
+    return {"type": "status", "table": tid, "connected": True, "fps": 12.0, "frames": 200,
+            "dropped": 100, "vision": None, "health": h}  # fmt: skip
+
+
+def test_health_reaches_the_status_the_stream_and_the_log(client, settings, caplog) -> None:
+    live, tid, mid, rt = live_table(client, settings)
+    flagged = {**shot(), "unseen": {"from": 40, "to": 60}, "uncertain": "frames 40–60 ..."}
+    caplog.set_level("WARNING", logger="tablemon.live")
+    for state, lost, lag in [("ok", 0, 0.1), ("behind", 0, 3.2), ("blind", 5, 6.0),
+                             ("behind", 5, 4.0), ("ok", 5, 0.2), ("ok", 5, 0.1)]:  # fmt: skip
+        live._handle(health_msg(tid, state, lost, lag))
+        if state == "blind":
+            live._handle({"type": "shot", "table": tid, "shot": flagged})
+    st = client.get(f"/tables/{tid}").json()["status"]
+    assert st["health"]["state"] == "ok" and st["health"]["lost"] == 5 and st["flagged"] == 1
+    events = [e for e in rt.db.events(0, table_id=tid) if "health" in e.data]
+    assert [e.data["health"]["state"] for e in events] == ["behind", "blind", "behind", "ok"]
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 3  # fell behind, got worse, recovered: not blind -> behind
+    assert lines[0].startswith(f"table {tid} (T) is behind: lag 3.2 s, 200 of 300 frames")
+    assert "is blind" in lines[1] and "flagged unseen for the referee" in lines[1]
+    assert "recovered" in lines[2] and "1 shots flagged unseen" in lines[2]
+    stored = client.get(f"/matches/{mid}/shots").json()["shots"][0]
+    assert stored["unseen"] == {"from": 40, "to": 60} and stored["uncertain"] == "frames 40–60 ..."
