@@ -23,6 +23,7 @@ from service.live_flow import STILL_STRIDE, Captured, FrameBuffer, Health, Unsee
 PROCESSOR = "vision.live:make_processor"
 CAMERA_HOLD_S = 0.5  # a file played as live: a frame read later than this is lost, as a
 # camera's would be (a camera's driver or an RTSP client holds a few frames, no more)
+END_HOLD_S = 1.0  # a file that ended: its last frame is looked at again this long
 BUFFER_MB = 512.0  # frames waiting for the vision, per table (1080p: ~85 frames, 2.8 s)
 
 
@@ -140,6 +141,7 @@ class _Worker:
         self.why: str | None = None
         self.unseen: Unseen | None = None
         self.tail: Captured | None = None  # the newest frame lost
+        self.last: Any = None  # the image of the last frame processed
         self.prev_n, self.done_n = -1, -(10**9)  # the last frame taken, and processed
         self.ready = threading.Event()  # the vision is loaded: the camera may be opened
         self.primed = threading.Event()  # the vision has set itself up on a first frame
@@ -283,6 +285,12 @@ class _Worker:
         if tail is not None and tail.n > self.prev_n >= 0:
             self.counts["lost"] -= 1  # seen after all
             self._take(tail, may_skip=False)
+        if self.state["ended"] and self.last is not None:  # a camera would go on sending
+            for k in range(1, int(END_HOLD_S * self.fps) + 1):  # the still table: a shot
+                n = self.prev_n + k  # ending within its settle window is confirmed
+                self._send(self.process(self.last, n / self.fps) or [])
+                self._send(u.due(n, _rest(self.process)))
+            self.prev_n = n
         self._send(u.flush(self.prev_n, _rest(self.process)))
 
     def _take(self, item: Captured, may_skip: bool) -> None:
@@ -300,7 +308,7 @@ class _Worker:
             self._send(self.process(item.image, item.t) or [])
             self._send(self.unseen.due(item.n, _rest(self.process)))
         self.state["frames"] += 1
-        self.done_n = item.n
+        self.done_n, self.last = item.n, item.image
         self.primed.set()
 
     def _send(self, items: list[dict]) -> None:

