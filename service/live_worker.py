@@ -141,6 +141,7 @@ class _Worker:
         self.why: str | None = None
         self.unseen: Unseen | None = None
         self.tail: Captured | None = None  # the newest frame lost
+        self.tail_late = False
         self.last: Any = None  # the image of the last frame processed
         self.prev_n, self.done_n = -1, -(10**9)  # the last frame taken, and processed
         self.ready = threading.Event()  # the vision is loaded: the camera may be opened
@@ -216,8 +217,8 @@ class _Worker:
             item = Captured(n, n / fps, time.monotonic(), frame)
             self.counts["frames_in"] += 1
             if late or not self.buf.put(item):  # too late (a camera's would be gone) or
-                self.tail = item  # no room: lost, the newest kept for the stream's end
-                self._lose(late)
+                self.tail, self.tail_late = item, late  # no room: lost, the newest kept
+                self._lose(late)  # for the stream's end
             n += 1
         return n
 
@@ -284,6 +285,7 @@ class _Worker:
             return
         if tail is not None and tail.n > self.prev_n >= 0:
             self.counts["lost"] -= 1  # seen after all
+            self.counts["late"] -= int(self.tail_late)
             self._take(tail, may_skip=False)
         if self.state["ended"] and self.last is not None:  # a camera would go on sending
             for k in range(1, int(END_HOLD_S * self.fps) + 1):  # the still table: a shot
