@@ -38,7 +38,8 @@ RUN_LIMIT_S = 180.0  # a run still going after this long is stopped (and says so
 def score_table(truth: Match, shots: list[dict]) -> dict:
     """The live ``shots`` (contract §8 dicts, unnumbered) of one table against the clip's
     truth: ``recorded`` truth shots with one unflagged shot of the truth's verdict,
-    ``flagged`` truth shots covered by flagged (``unseen``) shots only, ``wrong`` truth
+    ``flagged`` truth shots covered by flagged (``unseen``) shots only (a flagged shot
+    covers its frames and the unseen ones it names), ``wrong`` truth
     shots recorded unflagged with another verdict, ``lost`` truth shots no shot covers,
     ``invented`` shots covering no truth shot."""
     live = Match.model_validate(
@@ -50,8 +51,10 @@ def score_table(truth: Match, shots: list[dict]) -> dict:
     )
     judged = judge_match(live)[0].shots
 
-    def over(s, t) -> bool:
-        return s.start.frame <= t.end.frame and t.start.frame <= s.end.frame
+    def over(s, t) -> bool:  # a shot's frames: its own and the unseen ones it names
+        a = min(s.start.frame, s.unseen.start if s.unseen else s.start.frame)
+        b = max(s.end.frame, s.unseen.stop if s.unseen else s.end.frame)
+        return a <= t.end.frame and t.start.frame <= b
 
     out = {"recorded": 0, "flagged": 0, "wrong": 0, "lost": 0, "invented": 0}
     for t in truth.shots:
@@ -127,9 +130,7 @@ def one_run(n: int, truth: Match, nice: int) -> dict:
             and h.get("lost", 1) == 0
             and h.get("max_lag_s", 1e9) < LAG_GOAL_S
         )
-        seen = [
-            {k: s.get(k) for k in ("start", "end", "unseen", "uncertain")} for s in tb["shots"]
-        ]
+        seen = [{k: s.get(k) for k in ("start", "end", "unseen", "uncertain")} for s in tb["shots"]]
         rows.append({**sc, "health": h, "states": tb["states"], "holds": holds, "seen": seen})
     return {
         "tables": n,

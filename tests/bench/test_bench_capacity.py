@@ -38,6 +38,8 @@ def test_score_table_counts_each_kind() -> None:
         "recorded": 2, "flagged": 0, "wrong": 0, "lost": 0, "invented": 0, "shots": 2
     }  # fmt: skip
     first = {**shots[0], "unseen": {"from": 60, "to": 70}}
+    whole = {**shots[0], "unseen": {"from": 60, "to": 200}}  # names shot 2's frames too
+    assert score_table(truth, [whole])["flagged"] == 2
     far = {**shots[1], "start": {"frame": 1000, "t": 33.3}, "end": {"frame": 1100, "t": 36.7}}
     assert score_table(truth, [first, far]) == {
         "recorded": 0, "flagged": 1, "wrong": 0, "lost": 1, "invented": 1, "shots": 2
