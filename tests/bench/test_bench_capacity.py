@@ -17,7 +17,8 @@ def test_capacity_quick(tmp_path: Path) -> None:
     assert data["cores"] >= 1 and data["quick"] is True
     assert [r["tables"] for r in data["runs"]] == [1, 2]
     for r in data["runs"]:
-        assert r["every_shot_recorded_or_flagged"] and r["invented"] == 0
+        seen = [(t["seen"], t["health"]) for t in r["per_table"]]  # shown if it fails
+        assert r["every_shot_recorded_or_flagged"] and r["invented"] == 0, seen
         for t in r["per_table"]:
             h = t["health"]
             assert h["frames_in"] == h["processed"] + h["dropped"] == 238
