@@ -37,7 +37,7 @@ from contract.events import Event
 from contract.match import Match, Shot, VideoInfo, read_match
 from contract.tables import load_table
 from vision.capture.source import VideoSource
-from vision.events.shots import ShotSettings
+from vision.events.settings import ShotSettings
 from vision.live import make_processor
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "videos"

@@ -16,8 +16,8 @@ import numpy as np
 
 from calibration.detect import NoTableError, _sample
 from calibration.fit import fit_plate
+from calibration.geometry import apply_h
 from calibration.plate import batch_plate
-from calibration.register import apply_h
 from contract.calib import Calibration, CalibrationFile
 from contract.events import Event, EventType
 from contract.tables import TableSpec

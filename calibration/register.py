@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from calibration.geometry import apply_h
 from contract.calib import Calibration
 from contract.tables import TableSpec
 
@@ -50,13 +51,6 @@ class Registration:
     G: np.ndarray
     inliers: int
     rms_px: float
-
-
-def apply_h(G: np.ndarray, uv: np.ndarray) -> np.ndarray:
-    """Pixels (N,2) through the homography ``G`` (3x3)."""
-    uv = np.asarray(uv, float).reshape(-1, 2)
-    p = np.c_[uv, np.ones(len(uv))] @ np.asarray(G, float).T
-    return p[:, :2] / p[:, 2:3]
 
 
 def registered_to_table(calib: Calibration, G: np.ndarray | None, uv: np.ndarray) -> np.ndarray:

@@ -17,23 +17,12 @@ from contract.match import RefereeInput, Shot
 from contract.tables import load_table
 from service.broker import Broker
 from service.db import Database, MatchRow
+from service.errors import Conflict, NotFound, Unprocessable
 from service.judging import Judged, judge
 from service.questions import question_view, signature, summary
 from service.texts import verdict_text
 
 CACHED_MATCHES = 256  # judged matches kept in memory
-
-
-class NotFound(LookupError):
-    """-> 404 with this message."""
-
-
-class Conflict(Exception):
-    """-> 409 with this message."""
-
-
-class Unprocessable(ValueError):
-    """-> 422 with this message (the adjudicator or the table spec refuses the input)."""
 
 
 @dataclass(frozen=True)

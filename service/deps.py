@@ -23,6 +23,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from service.broker import Broker
 from service.core import MatchService
 from service.db import Database
+from service.overlay import prebuild
 from service.settings import Settings, get_settings
 
 
@@ -74,9 +75,7 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
             rt.extras["live"] = LiveManager(rt.service, settings, settings.live_vision)
             rt.extras["calibrate"] = Calibrator(db, settings, broker)
-            from service.routers.scoreboard import prebuild
-
-            rt.service.on_change.append(lambda c, rt=rt: prebuild(rt, c))
+            rt.service.on_change.append(lambda c, db=db: prebuild(db, c))
             runtimes[key] = rt
         return rt
 

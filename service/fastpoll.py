@@ -4,7 +4,7 @@ pre-serialised bytes, below the framework.
 Broadcast overlays poll the scoreboard JSON once a second each, hundreds of them per table;
 between two changes of a match every answer is the same bytes. This ASGI layer answers such
 a poll from :meth:`service.core.MatchService.peek` (bytes built right after the change, see
-:func:`service.routers.scoreboard.prebuild`) without routing, dependency resolution or
+:func:`service.overlay.prebuild`) without routing, dependency resolution or
 validation, a fraction of the CPU per request. It answers only what the route would answer
 the same way; anything else goes on to the route: reads that need a token, a query other
 than ``lang=en|ru``, a match whose bytes are not ready (new rev, evicted, unknown: 404 there).

@@ -15,16 +15,27 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from adjudicator.doubt import doubtful_events
 from contract.match import Match, Option, Question
-from service.db import AuditRow
+from service.db import AuditRow, MatchRow
+from service.errors import NotFound
+from service.judging import Judged
 from service.paths import is_camera_url
 from service.texts import verdict_text
 
-if TYPE_CHECKING:
-    from service.core import Current
+
+class Current(Protocol):
+    """What the questions read of a match's :class:`service.core.Current` (core imports this
+    module, so the type is named by what is read, not imported)."""
+
+    @property
+    def match(self) -> MatchRow: ...
+
+    @property
+    def judged(self) -> Judged: ...
+
 
 REF = re.compile(r"([1-9][0-9]{0,17})-([a-z]{1,20})")
 QID = re.compile(r"q[1-9][0-9]{0,5}")
@@ -53,8 +64,6 @@ def find(match: Match, match_id: int, qid: str) -> Question:
     else:
         q = None
     if q is None:
-        from service.core import NotFound
-
         raise NotFound(f"match {match_id} has no question {qid[:40]!r}")
     return q
 

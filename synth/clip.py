@@ -15,7 +15,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from contract.tables import TableSpec, load_table
-from synth.physics import Params, SimResult, simulate
+from synth.params import Params
+from synth.physics import SimResult, simulate
 from synth.players import (
     APPROACH,
     SLEEVES,

@@ -15,7 +15,8 @@ import numpy as np
 
 from contract.tables import TableSpec, load_table
 from synth.clip import ClipSpec, Stroke
-from synth.physics import Params, SimResult, pocket_targets, simulate
+from synth.params import Params
+from synth.physics import SimResult, pocket_targets, simulate
 from synth.skittles import SkittleSet
 from synth.world import BallInfo
 

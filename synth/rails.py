@@ -4,14 +4,11 @@ pocket jaws, rounded nose ends and each pocket's drop line."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from contract.tables import TableSpec
-
-if TYPE_CHECKING:
-    from synth.physics import Params
+from synth.params import Params
 
 
 @dataclass(frozen=True)
@@ -39,8 +36,6 @@ def rails_for(table: TableSpec, params: Params | None = None) -> Rails:
     centre passes the mouth line by ``drop_depth * R``: tuned so that balls aimed at a
     pocket fall about as often as on a real table (see tests/synth/test_physics.py)."""
     if params is None:
-        from synth.physics import Params
-
         params = Params()
     p = params
     if table.has_pockets:
@@ -93,8 +88,6 @@ def pocket_targets(
 ) -> dict[str, tuple[float, float]]:
     """The middle of each pocket's mouth (mm) in the simulator's geometry: where to aim."""
     if params is None:
-        from synth.physics import Params
-
         params = Params()
     p = params
     r = rails_for(table, p)

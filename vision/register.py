@@ -24,8 +24,8 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from calibration.geometry import apply_h
 from calibration.plate import median_images
-from calibration.register import apply_h
 from contract.calib import Calibration
 from contract.events import Event, EventType
 from contract.tables import TableSpec

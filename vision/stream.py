@@ -22,7 +22,8 @@ from contract.match import Shot
 from contract.tables import TableSpec
 from contract.tracks import HEADER, Tracks, TracksWriter
 from vision.events.series import series_from_tracks
-from vision.events.shots import ShotSettings, cut_tracks
+from vision.events.settings import ShotSettings
+from vision.events.shots import cut_tracks
 from vision.track.numbering import renamed_rows
 
 SPILL_FRAMES = 900  # frames of rows gathered in memory before they go to disk

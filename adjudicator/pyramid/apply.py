@@ -10,7 +10,7 @@ table mm.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from adjudicator.base import MatchState, Player, frozen_map, other
 from adjudicator.pyramid import predicates as P
@@ -18,17 +18,24 @@ from adjudicator.pyramid.geometry import OBJECT_BALLS, rack_positions, table_for
 from adjudicator.pyramid.view import view
 from contract.match import Shot, Verdict
 
-if TYPE_CHECKING:
-    from adjudicator.pyramid.rules import PyramidRules
+
+class Rules(Protocol):
+    """What applying a verdict reads of a discipline's rules
+    (:class:`adjudicator.pyramid.rules.PyramidRules`, which calls :func:`apply_verdict`)."""
+
+    @property
+    def any_cue_ball(self) -> bool: ...
+
+    def ready(self, state: MatchState) -> MatchState: ...
+
+    def frame_target(self, state: MatchState) -> int: ...
 
 
 def _ext(verdict: Verdict, key: str, default=None):
     return (verdict.__pydantic_extra__ or {}).get(key, default)
 
 
-def apply_verdict(
-    rules: PyramidRules, state: MatchState, shot: Shot, verdict: Verdict
-) -> MatchState:
+def apply_verdict(rules: Rules, state: MatchState, shot: Shot, verdict: Verdict) -> MatchState:
     """Score, shelves, balls on the table, turn, ball in hand, frame and match end."""
     state = rules.ready(state)
     striker: Player = shot.player or state.turn
@@ -123,9 +130,7 @@ def _num(b: str) -> tuple:
     return (0, int(b), b) if b.isdigit() else (1, 0, b)
 
 
-def _end(
-    rules: PyramidRules, state: MatchState, shot: Shot, verdict: Verdict, score: dict
-) -> MatchState:
+def _end(rules: Rules, state: MatchState, shot: Shot, verdict: Verdict, score: dict) -> MatchState:
     """Close the frame when the verdict says so (or a verdict from outside reaches the
     target): frames won, match over at ``race_to`` frames."""
     over = _ext(verdict, "frame_over")

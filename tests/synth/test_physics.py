@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from contract.tables import load_table
-from synth.physics import G_MM, Params, pocket_targets, simulate
+from synth.params import Params
+from synth.physics import G_MM, pocket_targets, simulate
 from synth.planner import rack, scatter
 from synth.skittles import SkittleSet
 

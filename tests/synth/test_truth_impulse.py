@@ -12,7 +12,8 @@ import pytest
 from contract.events import Event
 from contract.match import Match, read_match, write_match
 from contract.tables import load_table
-from synth.physics import Params, simulate
+from synth.params import Params
+from synth.physics import simulate
 from synth.truth import coalesce_contacts
 
 PYR = load_table("pyramid-12ft")

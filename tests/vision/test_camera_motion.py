@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from vision_scene import draw_scene, path_tracks, topdown_calib, write_video
 
-from calibration.register import apply_h, corner_motion
+from calibration.geometry import apply_h
+from calibration.register import corner_motion
 from contract.events import EventType
 from contract.tables import load_table
 from vision.base.camera_motion import CameraMotion, in_spans, merge_spans

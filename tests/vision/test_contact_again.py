@@ -63,7 +63,7 @@ def test_the_scan_keeps_a_second_run_of_a_pair_that_met_again(monkeypatch):
     from vision.events.finder import EventFinder
     from vision.events.impulse_scan import ScanContact
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     table = load_table("pyramid-12ft")
     r, n = table.ball_radius, 60

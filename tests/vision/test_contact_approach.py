@@ -89,7 +89,7 @@ def test_latest_start_up_to_a_hit(runs, f, want):
 def _finder(paths: dict[str, np.ndarray]):
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     s = series_from_tracks(path_tracks(paths), 30.0)
     return EventFinder(s, TABLE, adapt(ShotSettings(), noise_mm(s))), s

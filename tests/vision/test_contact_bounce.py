@@ -16,7 +16,7 @@ from contract.tables import load_table
 from tests.vision.vision_scene import path_tracks
 from vision.events.finder import EventFinder
 from vision.events.series import noise_mm, series_from_tracks
-from vision.events.shots import ShotSettings, adapt
+from vision.events.settings import ShotSettings, adapt
 
 N = 40
 

@@ -45,7 +45,7 @@ def _finder():
     scan's contacts are put at."""
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     n = 60
     run = np.clip(np.arange(n, dtype=float) - 10.0, 0.0, None)
@@ -109,7 +109,7 @@ def test_a_touch_needs_both_balls_seen(hidden, found):
     up contacts of balls the tracker lost in the rack)."""
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     n = 60
     t = np.arange(n, dtype=float)

@@ -15,7 +15,7 @@ from vision.events.contact_checks import bent, stayed_short
 from vision.events.finder import EventFinder
 from vision.events.impulse import slide_decel
 from vision.events.series import Series
-from vision.events.shots import ShotSettings
+from vision.events.settings import ShotSettings
 
 TABLE = load_table("carom-match")
 R = TABLE.ball_radius

@@ -175,7 +175,7 @@ def test_pushed_apart_needs_both_paths_to_turn_along_the_line_of_centres(impulse
     as much from ``a``."""
     from contract.tables import load_table
     from vision.events.finder import EventFinder
-    from vision.events.shots import ShotSettings
+    from vision.events.settings import ShotSettings
 
     n = np.array([1.0, 1.0]) / np.sqrt(2.0)
     t = np.arange(12, dtype=float)

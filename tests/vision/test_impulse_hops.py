@@ -91,7 +91,7 @@ def _kinked(hop: float) -> list[str]:
     from vision.events.finder import EventFinder
     from vision.events.motion import Kink, Movement
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     table = load_table("pyramid-12ft")
     r = table.ball_radius

@@ -24,7 +24,7 @@ def _finder(gap0: float, speed: float):
     at rest at ``REST``; ``gap0`` mm between them (surfaces) at frame 10."""
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     n = 30
     t = np.arange(n, dtype=float)

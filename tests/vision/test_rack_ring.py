@@ -26,7 +26,7 @@ def _finder(gap: float):
     ``x`` off (Newton's cradle)."""
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     n = 40
     t = np.arange(n, dtype=float)

@@ -85,7 +85,8 @@ def _break(seed: int, aim_mm: float):
     ``aim_mm`` off the apex ball's centre, simulated by synth.physics: the rack, the
     yellow's positions (F, 2) mm per frame, the hit (fractional frame) and the pairs that
     collided within 5 ms of it."""
-    from synth.physics import Params, Simulator
+    from synth.params import Params
+    from synth.physics import Simulator
     from synth.planner import rack
 
     table = load_table("pyramid-12ft")

@@ -39,7 +39,7 @@ def _finder(kind: str):
     at V from F0, ``a`` never moves, so only ``c`` and ``b`` show starts."""
     from vision.events.finder import EventFinder
     from vision.events.series import noise_mm, series_from_tracks
-    from vision.events.shots import ShotSettings, adapt
+    from vision.events.settings import ShotSettings, adapt
 
     t = np.arange(N, dtype=float)
     b = A + [2 * R, 0.0]

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
 
+from contract.calib import Calibration
+from contract.tables import TableSpec
 from vision.base.colour import plate_distance
 from vision.capture.source import Detections
 from vision.detect.split import _ellipse
-
-if TYPE_CHECKING:
-    from vision.detect.detector import Detector
 
 FRAMES = 3  # frames after the last sight (a detection or a streak) a lost ball is looked for
 REACH_BALLS = 6.0  # diameters a struck ball can travel in one frame
@@ -50,6 +49,22 @@ CHANGE = 3.0  # mean change (8-bit levels) of the patch since the last frame: it
 POCKET_BALLS = 2.0  # diameters from a pocket centre within which a vanished ball dropped
 RESTED = 5  # full detections in a row a ball must have been seen at its place to be looked for
 SCORE = 0.0  # a streak's score: no foreground coverage (a tracker only extends a track with it)
+
+
+class DetectorView(Protocol):
+    """What the watch reads of its :class:`~vision.detect.detector.Detector` (work px unless
+    said); it writes one thing, ``_d_undo`` (the undo record of the colour distance)."""
+
+    calib: Calibration
+    table: TableSpec
+    scale: float  # work px per recorded px
+    thr: float  # the foreground threshold of the colour distance
+    pn: np.ndarray  # the cloth's colour as a unit vector (BGR)
+    _bbox: tuple[int, int, int, int]  # x, y, w, h of the examined part of the work image
+    _held: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # basis, distance, fg (see detector)
+    _d_undo: tuple[np.ndarray, list] | None
+    _plate_box: np.ndarray  # the empty-cloth model inside the bbox
+    _region_box: np.ndarray  # the surface inside the bbox (bool)
 
 
 @dataclass
@@ -80,7 +95,7 @@ class StreakWatch:
         self.found = 0  # streaks added (diagnostics)
 
     def look(
-        self, det: Detector, small: np.ndarray, fg: np.ndarray, dets: Detections
+        self, det: DetectorView, small: np.ndarray, fg: np.ndarray, dets: Detections
     ) -> Detections:
         """``dets`` (this frame's balls) with the streaks of lost balls added.
         ``small``: the frame's work picture of the detector's bbox (BGR uint8); ``fg``: its
@@ -123,7 +138,7 @@ class StreakWatch:
         return out
 
     def _newly_lost(
-        self, det: Detector, prev: Detections, prev_d: _Before | np.ndarray, dets: Detections
+        self, det: DetectorView, prev: Detections, prev_d: _Before | np.ndarray, dets: Detections
     ) -> list[Lost]:
         """The last frame's low-contrast balls gone now in the open (work px)."""
         D = det.table.ball_mm
@@ -175,7 +190,7 @@ class StreakWatch:
 
     def _best(
         self,
-        det: Detector,
+        det: DetectorView,
         small: np.ndarray,
         before: np.ndarray,
         usable: np.ndarray,
@@ -214,7 +229,7 @@ class StreakWatch:
         return at
 
     def _added(
-        self, det: Detector, dets: Detections, found: list[tuple[np.ndarray, float, str]]
+        self, det: DetectorView, dets: Detections, found: list[tuple[np.ndarray, float, str]]
     ) -> Detections:
         """``dets`` with the streaks ``found`` (work px, radius, class) as smeared balls."""
         s = det.scale

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from contract.tables import TableSpec
     from vision.events.impulse_scan import ScanContact
     from vision.events.series import Series
-    from vision.events.shots import ShotSettings
+    from vision.events.settings import ShotSettings
 
 
 RACK_GAP_R = 0.1  # a gap (radii) still touching in a rack: measured centres err by mm

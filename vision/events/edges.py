@@ -19,7 +19,7 @@ from vision.events.motion import Movement
 if TYPE_CHECKING:
     from contract.tables import TableSpec
     from vision.events.series import Series
-    from vision.events.shots import ShotSettings
+    from vision.events.settings import ShotSettings
 
 OFF_TABLE_MM_S = 800.0  # a ball leaves the table over a cushion only faster than this
 JAW_MM = 2.0  # a jaw bends a ball at least this far (mm) before the mouth line

@@ -9,8 +9,6 @@ cross: a ball's centre crosses the centre line. Positions mm, times fractional f
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from contract.events import Event, EventType
@@ -33,11 +31,8 @@ from vision.events.edges_flown import FlownEvents
 from vision.events.impulse_scan import hops
 from vision.events.motion import Movement, rolls_away, seen_moving
 from vision.events.series import Series, line_fit
+from vision.events.settings import ShotSettings, seen_step_mm
 from vision.events.skittle_events import SkittleEvents
-
-if TYPE_CHECKING:
-    from vision.events.shots import ShotSettings
-
 
 # frames a cushion bounce must lie from both readings of a pair's touch to part them into
 # two touches: a touch's and a bounce's dates each err by up to half a frame (sampling)
@@ -277,8 +272,6 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         (:func:`vision.events.motion.seen_moving`), None when it never is: a detection that
         jumped a few mm and stays (an arm's edge, a ball beside it pulling its centre)
         touched nothing. A start dated early by such a jump moves to that frame."""
-        from vision.events.shots import seen_step_mm
-
         b = self.s.index(m.ball)
         return seen_moving(m, self.s.xy[b], self.s.visible[b], seen_step_mm(self.settings))
 

@@ -41,45 +41,11 @@ from vision.events.series import (
     series_from_tracks,
     unswap,
 )
+from vision.events.settings import ShotSettings, adapt, seen_step_mm
 
 # a tracker's lag behind a stopping ball grows with its noise: distances to the rest
 # position below this many noise sigmas are left out of the stop fit (at 720p ~3 mm)
 STOP_LAG_SIGMAS = 20.0
-
-
-@dataclass(frozen=True)
-class ShotSettings:
-    """Thresholds (mm, seconds). ``move_mm``: two-frame displacement that counts as
-    motion; ``rest_mm``: distance from the rest position within which a ball is at
-    rest; ``settle_s``: stillness that ends a shot; ``hang_s``: how long after the
-    rest state a ball in a pocket mouth may still drop (rule 22)."""
-
-    move_mm: float = 1.5
-    rest_mm: float = 0.6
-    settle_s: float = 0.5
-    kink_abs_mm: float = 3.0
-    kink_rel: float = 0.12
-    hang_s: float = 3.0
-    early_strike_mm_per_frame: float = 12.0
-    sigma_mm: float = 0.0  # measurement noise, set by :func:`adapt`
-    decel: float | None = None  # rolling deceleration (mm/frame^2), measured per video
-
-
-def seen_step_mm(s: ShotSettings) -> float:
-    """A step (mm per frame) of a ball seen rolling: half the two-frame motion threshold,
-    and at least 3 noise sigmas (:func:`vision.events.motion.seen_moving`)."""
-    return max(0.5 * s.move_mm, 3.0 * s.sigma_mm)
-
-
-def adapt(s: ShotSettings, sigma: float) -> ShotSettings:
-    """Thresholds raised to stay well above the measurement noise ``sigma`` (mm)."""
-    return replace(
-        s,
-        move_mm=max(s.move_mm, 7.0 * sigma),
-        rest_mm=max(s.rest_mm, 4.5 * sigma),
-        kink_abs_mm=max(s.kink_abs_mm, 9.0 * sigma),
-        sigma_mm=sigma,
-    )
 
 
 @dataclass(frozen=True)

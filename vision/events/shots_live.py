@@ -14,7 +14,8 @@ from contract.match import FrameTime, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES
-from vision.events.shots import ShotSettings, cut_tracks
+from vision.events.settings import ShotSettings
+from vision.events.shots import cut_tracks
 
 LIVE_BUFFER_S = 60.0  # a live buffer never settled (a jittery picture) is cut at this
 LIVE_KEEP_S = 20.0  # age (s), handing out the shots over this long ago, keeping the rest
