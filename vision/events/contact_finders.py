@@ -33,6 +33,7 @@ from vision.events.impulse import (
     slide_decel,
     slide_travel,
 )
+from vision.events.impulse_scan import scan_copies
 from vision.events.motion import Movement
 from vision.events.rack_sim import model_pairs
 from vision.events.rack_solve import angle_sigma, rigid
@@ -40,7 +41,6 @@ from vision.events.series import line_fit
 
 if TYPE_CHECKING:
     from contract.tables import TableSpec
-    from vision.events.impulse_scan import ScanContact
     from vision.events.series import Series
     from vision.events.settings import ShotSettings
 
@@ -73,10 +73,8 @@ SCAN_HOP_SIGMAS = 6.0
 
 
 NEAR_DOUBT_SIGMAS = 4.0
-"""A pass within this many position noise sigmas beyond the touching tolerance
-(``0.5 + 3 sigma`` mm), with no push seen either way and no ball at rest that stayed put,
-is a contact in doubt: an ``uncertain`` contact the adjudicator judges both ways. The band
-grows with the clip's measured noise (on exact tracks it vanishes)."""
+"""A pass within this many noise sigmas beyond the touching tolerance, with no push seen
+and no resting ball that stayed put, is an ``uncertain`` contact (none on exact tracks)."""
 
 
 class ContactFinders:
@@ -367,7 +365,7 @@ class ContactFinders:
             frozenset([moves[0].ball]),  # the cue ball: its spin unknown
             max(SCAN_HOP_MM, SCAN_HOP_SIGMAS * self.sigma_move),
         )
-        copies = _copies(found, contacts)  # the scan's readings of the others' contacts
+        copies = scan_copies(found, contacts)  # the scan's readings of the others' contacts
         named = len(contacts)
         for n, c in enumerate(found):
             key = frozenset((c.a, c.b))
@@ -502,20 +500,3 @@ class ContactFinders:
             if hit is not None and np.linalg.norm(b - hit) < np.linalg.norm(a - hit):
                 o, m, a, b = m, o, b, a
             add_contact(max(f, f0 + 1e-3), o.ball, m.ball, (a + b) / 2)
-
-
-def _copies(found: list[ScanContact], named: list[tuple[float, frozenset]]) -> set[int]:
-    """Indices into ``found`` (scan contacts, fractional frames) of the scan's own
-    readings of the contacts ``named`` by the other finders (frame, pair): for each, the
-    scan contact of the pair nearest it within three frames. A named touch explains one
-    reading; another of the pair beside it is a touch of its own."""
-    out: set[int] = set()
-    for g, key in named:
-        near = [
-            (abs(c.f - g), n)
-            for n, c in enumerate(found)
-            if frozenset((c.a, c.b)) == key and abs(c.f - g) < 3.0 and n not in out
-        ]
-        if near:
-            out.add(min(near)[1])
-    return out

@@ -371,3 +371,20 @@ def _runs(hs: list[tuple[int, float, float, np.ndarray]]) -> list[list]:
         else:
             out.append([h])
     return out
+
+
+def scan_copies(found: list[ScanContact], named: list[tuple[float, frozenset]]) -> set[int]:
+    """Indices into ``found`` (scan contacts, fractional frames) of the scan's own
+    readings of the contacts ``named`` by the other finders (frame, pair): for each, the
+    scan contact of the pair nearest it within three frames. A named touch explains one
+    reading; another of the pair beside it is a touch of its own."""
+    out: set[int] = set()
+    for g, key in named:
+        near = [
+            (abs(c.f - g), n)
+            for n, c in enumerate(found)
+            if frozenset((c.a, c.b)) == key and abs(c.f - g) < 3.0 and n not in out
+        ]
+        if near:
+            out.add(min(near)[1])
+    return out
