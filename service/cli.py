@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     y.add_argument("scenario", help="scenario name, 'fixtures' or 'list'")
     y.add_argument("--out", default="fixtures/videos", help="output folder")
     y.add_argument("--seed", type=int, default=0)
-    y.add_argument("--size", choices=["1080", "720"], default=None)
+    y.add_argument("--size", choices=["2160", "1080", "720"], default=None)
     y.add_argument("--name", help="clip name (default: scenario-seed)")
     y.add_argument("--count", type=int, default=1, help="clips to generate (benchmark sets)")
 

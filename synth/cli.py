@@ -17,7 +17,7 @@ from synth.clip import build_clip, first_strokes, replace_size
 from synth.scenarios import SCENARIOS, scenario
 from synth.truth import write_truth
 
-SIZES = {"1080": (1920, 1080), "720": (1280, 720)}
+SIZES = {"2160": (3840, 2160), "1080": (1920, 1080), "720": (1280, 720)}
 
 # name, scenario, seed, size, strokes kept (0: all): the committed fixtures, kept short
 # (fixtures/videos/README.md)

@@ -54,6 +54,7 @@ from vision.numbers.unwarp import (  # noqa: F401  the sphere unwarp, re-exporte
     NUM_SPAN,
     frontal,
     ink_centre,
+    ink_size,
     patch_grid,
     turned_figure,
     turned_view,
@@ -137,6 +138,18 @@ toward the view's evidence, the pooled and the geometric means."""
 REST_LOOKS = 6
 """Frames of one view at rest the tracker reads (each with its own sensor noise and
 compression; the same pose) and that ``P_REST_GEO`` needs."""
+INK_SHARE_MIN = 0.03
+"""A look counts as readable only when at least this share of the disc (inside
+``INK_DISC`` radii) is ink (:func:`ink_size`): the reader learnt figures 0.45 r tall (own
+1080p renders: sure right reads 0.043-0.062 of the disc); a smaller or fainter figure (the
+foreign renders' 5 px figures, 0.005-0.043) is outside what it learnt, and it read such
+figures confidently wrong (1 as 7, 14 and 11 as 1). Chosen on the fit part of
+``tablemon bench numbers`` (``models/ballnet/README.md``, "Knowing when it cannot read")."""
+INK_SPREAD_MIN = 0.08
+"""A look counts as readable only when its ink spreads at least this far about its
+centre (root mean square, ball radii; :func:`ink_size`): own sure right reads 0.107-0.182,
+a figure 0.45 r tall about 0.15; the foreign renders' small figures mostly under 0.08.
+Chosen with ``INK_SHARE_MIN``."""
 
 
 class NumberReader:
@@ -217,14 +230,13 @@ class NumberReader:
         """:meth:`read` of tight patches already cut (BGR uint8 (N, P, P, 3)): the frontal
         reader's turn, or the second look of the balls flagged in ``second``."""
         self.balls_read += len(patches)
+        small = np.array([not legible_size(p, self.span) for p in patches], bool)
         if self.frontal:
-            patches = (
-                np.stack([frontal(p, self.span) for p in patches]) if len(patches) else patches
-            )
-            return self.read_patches(patches, turns)
+            turned = np.stack([frontal(p, self.span) for p in patches]) if len(patches) else patches
+            return unreadable_where(self.read_patches(turned, turns), small)
         logp = self.read_patches(patches, turns)
         if not self.second_look or second is None:
-            return logp
+            return unreadable_where(logp, small)
         flag = np.asarray(second, bool).reshape(-1)
         turned = [
             (i, t)
@@ -235,7 +247,24 @@ class NumberReader:
             idx = np.array([i for i, _ in turned])
             again = self.read_patches(np.stack([t for _, t in turned]), turns)
             logp[idx] = surer(logp[idx], again)
+        return unreadable_where(logp, small)
+
+
+def legible_size(patch: np.ndarray, span: float = NUM_SPAN) -> bool:
+    """True when the ink on a white ball's tight patch is as large as the figures the
+    reader learnt (``INK_SHARE_MIN``, ``INK_SPREAD_MIN``); a reader cannot know what a
+    figure too small or too faint for it says, however sure its net is."""
+    share, spread = ink_size(patch, span)
+    return share >= INK_SHARE_MIN and spread >= INK_SPREAD_MIN
+
+
+def unreadable_where(logp: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``logp`` (N, 16) with the rows in ``mask`` (N,) set to "no number readable"."""
+    if not np.any(mask):
         return logp
+    out = np.array(logp, float, copy=True)
+    out[mask] = np.r_[0.0, np.full(out.shape[1] - 1, np.log(1e-12))]
+    return out
 
 
 def evidence(logp: np.ndarray, floor: float = FLOOR) -> np.ndarray | None:
@@ -399,6 +428,13 @@ class NumberVote:
 def assign_numbers(
     votes: dict[int, NumberVote], taken: set[int], p_sure: float = P_SURE
 ) -> dict[int, int]:
+    """Track key -> number of :func:`assign_numbers_how` (how it was known left out)."""
+    return {k: n for k, (n, _) in assign_numbers_how(votes, taken, p_sure).items()}
+
+
+def assign_numbers_how(
+    votes: dict[int, NumberVote], taken: set[int], p_sure: float = P_SURE
+) -> dict[int, tuple[int, str]]:
     """New numbers for undecided tracks: ``votes`` track key -> its vote, ``taken`` the
     numbers other tracks already hold.
 
@@ -409,12 +445,12 @@ def assign_numbers(
     or more views and ``POOL_LOOKS`` or more looks reaches ``P_POOL``, and that most views
     agree on (``AGREE``). By elimination, the last undecided track that
     was looked at takes the last free number when every other number is held (a pyramid
-    has 15 numbered balls). Returns track key -> number 1..15."""
+    has 15 numbered balls). Returns track key -> (number 1..15, "read" or "elimination")."""
     free = [n for n in range(1, 16) if n not in taken]
     if not votes or not free:
         return {}
     if len(free) == 1 and len(votes) == 1:
-        return {next(iter(votes)): free[0]}
+        return {next(iter(votes)): (free[0], "elimination")}
     keys = [
         k
         for k, v in votes.items()
@@ -447,7 +483,7 @@ def assign_numbers(
         sure = (many[r] and post[r, c] >= p_sure) or one or pooled or geom
         n = free[c]
         if sure and agree[r, c] >= AGREE:  # sure, and the views agree
-            out[keys[r]] = n
+            out[keys[r]] = (n, "read")
     return out
 
 

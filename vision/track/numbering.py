@@ -8,7 +8,7 @@ import numpy as np
 
 from contract.tracks import Tracks
 from vision.detect.detector import Detections
-from vision.numbers.reader import SECOND_LOOK_RADII, STILL_RADII, assign_numbers
+from vision.numbers.reader import SECOND_LOOK_RADII, STILL_RADII, assign_numbers_how
 from vision.track.state import TrackerConfig, _Track
 
 
@@ -74,9 +74,9 @@ class NumberReading:
         # a number stays taken once read, also when its ball is lost or pocketed: no
         # second track may take it later (classic pyramid scores by the numbers)
         taken = {t.number for t in self.tracks if t.number is not None}
-        got = assign_numbers({k: t.numvote for k, t in undecided.items()}, taken)
-        for k, n in got.items():
-            undecided[k].number = n
+        got = assign_numbers_how({k: t.numvote for k, t in undecided.items()}, taken)
+        for k, (n, how) in got.items():
+            undecided[k].number, undecided[k].number_how = n, how
 
     def _number_reader(self):
         """The number reader, loaded on first use (``vision.numbers.reader.NumberReader``)."""
@@ -89,6 +89,15 @@ class NumberReading:
     def renames(self) -> dict[str, str]:
         """Tracker name -> number id of every ball whose number was read."""
         return {t.name: str(t.number) for t in self.tracks if t.name and t.number is not None}
+
+    def number_sources(self) -> dict[str, tuple[int, str]]:
+        """Tracker name -> (number, how it is known: "read" off the ball, or by
+        "elimination", the only number of the rack no other ball holds)."""
+        return {
+            t.name: (t.number, t.number_how or "read")
+            for t in self.tracks
+            if t.name and t.number is not None
+        }
 
     def renamed(self, rows: Tracks) -> Tracks:
         """A whole video's ``rows`` with every numbered ball under its number from its

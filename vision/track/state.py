@@ -70,6 +70,7 @@ class _Track:
     misses: int = 0  # frames missed while tentative
     pending: list = field(default_factory=list)  # rows while tentative
     number: int | None = None  # 1..15 once read (pyramid white balls)
+    number_how: str | None = None  # "read" | "elimination" (the only number left)
     numvote: NumberVote = field(default_factory=NumberVote)
     _cls: tuple[str, bool] | None = None  # (class, sure) cached from ``votes``
     hold: object | None = None  # vision.track.depart.Hold: a departure not yet confirmed
