@@ -6,7 +6,8 @@ tracker's assignment switched off: every read the tracker makes (frame, track, t
 reader's log-probabilities, centre px, radius px, at rest) and, per frame, the undecided
 tracks it would have handed to :func:`vision.numbers.reader.assign_numbers` are kept. A
 track stops being read once it holds a number, and a read never depends on another
-track's number, so :func:`replay_vote` reproduces the tracker's numbers frame by frame
+track's number, nor on what was read before (the ink-size gate is replayed too), so
+:func:`replay_vote` reproduces the tracker's numbers frame by frame
 from the record (and any variant of the vote, e.g. another threshold, without decoding
 the video again). :func:`live_ids` gives each row the id it would have carried live.
 """
@@ -26,8 +27,10 @@ from contract.tracks import Tracks
 
 @dataclass
 class Record:
-    """One clip's reads. ``reads``: (frame, track key, logp (16,), uv px (2,), radius px,
-    at rest); ``asks``: frame -> undecided track keys; ``names``: key -> tracker name."""
+    """One clip's reads. ``reads``: (frame, track key, logp (16,) before the ink-size gate,
+    uv px (2,), radius px, at rest); ``ink``: (N, 2) each read patch's
+    :func:`vision.numbers.reader.ink_size` (share of the disc, spread in radii); ``asks``:
+    frame -> undecided track keys; ``names``: key -> tracker name."""
 
     rows: Tracks
     reads: list[tuple[int, int, np.ndarray, np.ndarray, float, bool]]
@@ -36,6 +39,7 @@ class Record:
     frames: int
     seconds: float
     size: tuple[int, int]
+    ink: np.ndarray
 
 
 def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None = None) -> Record:
@@ -63,11 +67,19 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
     keep: dict[int, object] = {}  # strong references: ids stay unique
     vote_of: dict[int, int] = {}  # id(vote) -> id(track)
     cur = {"frame": -1}
-    orig_read, orig_assign, orig_add = (
+    orig_read, orig_assign, orig_add, orig_cut = (
         numbering.NumberReading._read_numbers,
         numbering.assign_numbers_how,
         rd.NumberVote.add,
+        rd.NumberReader.read_cut,
     )
+    gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
+    inks: list[tuple[float, float]] = []  # ink sizes of the patches read, not yet added
+    ink: list[tuple[float, float]] = []  # the same, aligned with ``reads``
+
+    def read_cut(self, patches, *a, **k):
+        inks.extend(rd.ink_size(p, self.span) for p in patches)
+        return orig_cut(self, patches, *a, **k)
 
     def read_numbers(self, image, det, matched):
         cur["frame"] = int(self._frame)
@@ -91,11 +103,14 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
                 bool(still),
             )
         )
+        ink.append(inks.pop(0))
         return orig_add(self, logp, uv, radius_px, still)
 
     numbering.NumberReading._read_numbers = read_numbers
     numbering.assign_numbers_how = assign
     rd.NumberVote.add = add
+    rd.NumberReader.read_cut = read_cut
+    rd.INK_SHARE_MIN = rd.INK_SPREAD_MIN = 0.0  # every read kept; the gate is replayed
     t0 = time.perf_counter()
     try:
         with VideoSource(str(base.with_suffix(".mp4"))) as src:
@@ -111,10 +126,14 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
         numbering.NumberReading._read_numbers = orig_read
         numbering.assign_numbers_how = orig_assign
         rd.NumberVote.add = orig_add
+        rd.NumberReader.read_cut = orig_cut
+        rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN = gate
     secs = time.perf_counter() - t0
     reads = [(f, vote_of[v], *rest) for f, v, *rest in reads]
     names = {k: t.name for k, t in keep.items() if hasattr(t, "numvote") and t.name}
-    return Record(concat(parts), reads, asks, names, len(parts) - 1, secs, size)
+    return Record(
+        concat(parts), reads, asks, names, len(parts) - 1, secs, size, np.array(ink).reshape(-1, 2)
+    )
 
 
 def cached(base: Path, cache: Path, **kw) -> Record:
@@ -128,15 +147,21 @@ def cached(base: Path, cache: Path, **kw) -> Record:
     return rec
 
 
-def replay_vote(rec: Record, assign=None, transform=None) -> dict[str, tuple[int, int, str]]:
+def replay_vote(
+    rec: Record, assign=None, transform=None, gate: bool = True
+) -> dict[str, tuple[int, int, str]]:
     """Tracker name -> (number, frame it was given, how: "read" | "elimination") under the
     vote ``assign`` (default :func:`vision.numbers.reader.assign_numbers_how`) on the reads,
-    each ``logp`` passed through ``transform`` first when given."""
-    from vision.numbers.reader import NumberVote, assign_numbers_how
+    each ``logp`` passed through ``transform`` first when given; with ``gate`` a read whose
+    ink is smaller than the reader learnt (:func:`vision.numbers.reader.legible`) is "no
+    number readable", as the reader says live."""
+    from vision.numbers.reader import NumberVote, assign_numbers_how, legible, unreadable_where
 
     assign = assign or assign_numbers_how
     by_frame: dict[int, list] = defaultdict(list)
-    for f, k, lp, uv, r, still in rec.reads:
+    for i, (f, k, lp, uv, r, still) in enumerate(rec.reads):
+        if gate and not legible(*rec.ink[i]):
+            lp = unreadable_where(lp[None], np.array([True]))[0]
         by_frame[f].append((k, lp, uv, r, still))
     votes: dict[int, NumberVote] = {}
     got: dict[int, tuple[int, int, str]] = {}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.vision.test_numbers import look
 import tests.vision.test_numbers_unwarp as tnu
+from tests.vision.test_numbers import look
 from tests.vision.test_numbers_unwarp import ball_patch
 from vision.numbers import unwarp
 from vision.numbers.reader import (

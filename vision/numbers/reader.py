@@ -254,7 +254,12 @@ def legible_size(patch: np.ndarray, span: float = NUM_SPAN) -> bool:
     """True when the ink on a white ball's tight patch is as large as the figures the
     reader learnt (``INK_SHARE_MIN``, ``INK_SPREAD_MIN``); a reader cannot know what a
     figure too small or too faint for it says, however sure its net is."""
-    share, spread = ink_size(patch, span)
+    return legible(*ink_size(patch, span))
+
+
+def legible(share: float, spread: float) -> bool:
+    """True when ink covering ``share`` of the disc and spreading ``spread`` radii
+    (:func:`ink_size`) is a figure as large as those the reader learnt."""
     return share >= INK_SHARE_MIN and spread >= INK_SPREAD_MIN
 
 
