@@ -224,7 +224,8 @@ def run(
     cost = reader_cost(5 if quick else 20)
     for c in cost:
         print(
-            f"reader, one core: {c['picture']} (r {c['radius_px']:.0f} px) {c['cpu_ms_per_ball']:.2f} ms a ball"
+            f"reader, one core: {c['picture']} (r {c['radius_px']:.0f} px)"
+            f" {c['cpu_ms_per_ball']:.2f} ms a ball"
         )
     speed = [
         {"clip": c["clip"], "height": c["height"], "fps_wall": c["frames"] / c["seconds"]}

@@ -142,8 +142,8 @@ INK_SHARE_MIN = 0.03
 """A look counts as readable only when at least this share of the disc (inside
 ``INK_DISC`` radii) is ink (:func:`ink_size`): the reader learnt figures 0.45 r tall (own
 1080p renders: sure right reads 0.043-0.062 of the disc); a smaller or fainter figure (the
-foreign renders' 5 px figures, 0.005-0.043) is outside what it learnt, and it read such
-figures confidently wrong (1 as 7, 14 and 11 as 1). Chosen on the fit part of
+foreign renders' sure wrong reads: 0.005-0.043) is outside what it learnt, and it read
+such figures confidently wrong (1 as 7, 14 and 11 as 1). Chosen on the fit part of
 ``tablemon bench numbers`` (``models/ballnet/README.md``, "Knowing when it cannot read")."""
 INK_SPREAD_MIN = 0.08
 """A look counts as readable only when its ink spreads at least this far about its

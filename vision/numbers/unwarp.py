@@ -37,17 +37,27 @@ def patch_grid(size: int, span: float = NUM_SPAN) -> tuple[np.ndarray, np.ndarra
     return np.meshgrid(c, c)
 
 
-def ink_centre(patch: np.ndarray, span: float = NUM_SPAN) -> np.ndarray | None:
-    """Centre (2,) of the dark ink on a white ball's tight patch (BGR uint8 (P, P, 3)
-    covering ``2 * span`` radii), in ball radii from the ball's centre (x right, y down),
-    weighted by how dark each ink pixel is; None when too little ink is seen."""
+def ink_weights(
+    patch: np.ndarray, span: float = NUM_SPAN
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """(ink weight per pixel (P, P): how much darker than ``INK_DARK`` of its surroundings
+    a disc pixel is, x, y (radii, :func:`patch_grid`), the inner disc mask, the median
+    grey of the surroundings on the disc) of a white ball's tight patch."""
     g = np.asarray(patch, np.float32).mean(axis=2)
     x, y = patch_grid(g.shape[0], span)
     disc = x * x + y * y < INK_DISC**2
     k = 2 * (g.shape[0] // 8) + 1  # wider than a figure's stroke: closing keeps the shading
     bg = cv2.morphologyEx(g, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
     w = np.where(disc, np.maximum(0.0, (bg - g) - (1 - INK_DARK) * bg), 0.0)
-    if (w > 0).sum() < INK_MIN * disc.sum() or float(np.median(bg[disc])) < 40:
+    return w, x, y, disc, float(np.median(bg[disc]))
+
+
+def ink_centre(patch: np.ndarray, span: float = NUM_SPAN) -> np.ndarray | None:
+    """Centre (2,) of the dark ink on a white ball's tight patch (BGR uint8 (P, P, 3)
+    covering ``2 * span`` radii), in ball radii from the ball's centre (x right, y down),
+    weighted by how dark each ink pixel is; None when too little ink is seen."""
+    w, x, y, disc, shade = ink_weights(patch, span)
+    if (w > 0).sum() < INK_MIN * disc.sum() or shade < 40:
         return None
     return np.array([(w * x).sum(), (w * y).sum()]) / w.sum()
 
@@ -57,13 +67,8 @@ def ink_size(patch: np.ndarray, span: float = NUM_SPAN) -> tuple[float, float]:
     radii: the root mean square distance) of a white ball's tight patch (BGR uint8
     (P, P, 3) covering ``2 * span`` radii), ink as :func:`ink_centre` finds it; (0, 0)
     when no ink is seen. A figure 0.45 r tall and 0.37 r wide spreads about 0.15 r."""
-    g = np.asarray(patch, np.float32).mean(axis=2)
-    x, y = patch_grid(g.shape[0], span)
-    disc = x * x + y * y < INK_DISC**2
-    k = 2 * (g.shape[0] // 8) + 1
-    bg = cv2.morphologyEx(g, cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    w = np.where(disc, np.maximum(0.0, (bg - g) - (1 - INK_DARK) * bg), 0.0)
-    if not w.sum() > 0 or float(np.median(bg[disc])) < 40:
+    w, x, y, disc, shade = ink_weights(patch, span)
+    if not w.sum() > 0 or shade < 40:
         return 0.0, 0.0
     cx, cy = (w * x).sum() / w.sum(), (w * y).sum() / w.sum()
     spread = float(np.sqrt((w * ((x - cx) ** 2 + (y - cy) ** 2)).sum() / w.sum()))
