@@ -12,9 +12,9 @@ import numpy as np
 
 from calibration.detect import NoTableError
 from calibration.fit import FitResult, fit_plate
-from calibration.plate import load_plate
+from calibration.plate import load_source
 from calibration.preview import draw_model
-from contract.calib import Calibration, write_calibration
+from contract.calib import Calibration, calibration_uncertain, write_calibration
 from contract.errors import ContractError
 from contract.tables import TableSpec, load_table
 
@@ -40,12 +40,34 @@ def parse_corners(text: str, size: tuple[int, int] | None = None) -> np.ndarray:
     return c
 
 
+class AmbiguousFront(NoTableError):
+    """The calibration could not tell the table's front end from its back (one line)."""
+
+
 def calibrate(
-    source: str | Path, table: TableSpec, corners: np.ndarray | None = None
+    source: str | Path,
+    table: TableSpec,
+    corners: np.ndarray | None = None,
+    front_side: str | None = None,
 ) -> tuple[FitResult, np.ndarray]:
-    """Clean plate of ``source`` and the fit on it. Raises NoTableError / ContractError."""
-    plate = load_plate(source)
-    return fit_plate(plate, table, corners), plate
+    """Clean plate of ``source`` (a video: the median of frames spread over it; an
+    image) and the one fit on it. Raises NoTableError / ContractError. The orientation
+    may be ambiguous: :func:`require_sure_front` refuses it."""
+    plate, first = load_source(source)
+    return fit_plate(plate, table, corners, first=first, front_side=front_side), plate
+
+
+def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
+    """``fit`` when its front end is known; else AmbiguousFront with one line that says
+    how to settle it (never a guess passed off as the table's front)."""
+    unc = fit.calib.uncertainty
+    if unc is not None and unc.orientation == "ambiguous":
+        raise AmbiguousFront(
+            f"the front end cannot be told from the back ({table.name} "
+            "markings show no end); pass --front left|right|top|bottom (the picture side of "
+            "the front cushion) or --calibration CALIB.json"
+        )
+    return fit
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -53,12 +75,13 @@ def run_cli(args: argparse.Namespace) -> int:
     src = Path(args.source)
     if not src.exists():
         raise ContractError(str(src), "", "no such file")
-    plate = load_plate(src)
+    plate, first = load_source(src)
     corners = None
     if args.corners:
         corners = parse_corners(args.corners, (plate.shape[1], plate.shape[0]))
     try:
-        fit = fit_plate(plate, table, corners)
+        fit = fit_plate(plate, table, corners, first=first, front_side=getattr(args, "front", None))
+        require_sure_front(fit, table)
     except NoTableError as e:
         print(f"tablemon: error: {src}: {e}", file=sys.stderr)
         return 2
@@ -73,6 +96,12 @@ def run_cli(args: argparse.Namespace) -> int:
         f"calibrated {src.name} as {table.name}: rms {rms}, front {fit.calib.front}, "
         f"found {', '.join(found) or 'no markings'}"
     )
+    unc = fit.calib.uncertainty
+    if unc is not None:
+        print(f"  expected error: {unc.rms_mm:.2f} mm rms, up to {unc.max_mm:.2f} mm at worst")
+    doubt = calibration_uncertain(fit.calib)
+    if doubt:
+        print(f"  {doubt}")
     for n in fit.notes:
         print(f"  note: {n}")
     return 0

@@ -11,20 +11,21 @@ import cv2
 import numpy as np
 
 from calibration import markings as mk
+from calibration.camera import LineMarks, refine_camera
 from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, intersect, side_edges
+from calibration.ends import given_front, resolve_front
 from calibration.geometry import (
     DEFAULT_HFOV_DEG,
     Pose,
     camera_matrix,
-    flip_end,
     pose_from_homography,
     undistort_px,
 )
+from calibration.uncertainty import estimate_uncertainty
 from contract.calib import Calibration, CalibrationFile, Distortion
 from contract.tables import TableSpec
 
-F_PRIOR_WEIGHT = 5.0
-SIDES = ("front", "right", "back", "left")  # table sides in the order FL->FR->BR->BL->FL
+SIDES = ("front", "right", "back", "left")
 
 
 @dataclass
@@ -218,34 +219,6 @@ def _rescan_weak(
     return out
 
 
-def _resolve_front(
-    light: np.ndarray,
-    to_px,
-    table: TableSpec,
-    H: np.ndarray,
-    edges: dict[str, np.ndarray],
-    notes: list[str],
-) -> tuple[np.ndarray, dict[str, np.ndarray], str, tuple[float, float]]:
-    """Which short cushion is the front. Pyramid: the end with the house line (L/4) and
-    away from the spotting line; the model is turned 180° when the evidence says so.
-    Other tables (symmetric markings): the convention of ``_corner_order``, "assumed".
-    Returns (H, edges renamed to match, front's reason, evidence here/there)."""
-    ev = mk.end_evidence(light, to_px(H), table)
-    if table.kind != "pyramid":
-        notes.append(f"front end assumed ({table.kind} markings are symmetric)")
-        return H, edges, "assumed", ev
-    hi, lo = max(ev), min(ev)
-    if not (hi > 4 and hi > 2 * lo):
-        notes.append("front end not resolved from the markings: assumed")
-        return H, edges, "assumed", ev
-    if ev[1] > ev[0]:
-        H = flip_end(H, table.L, table.W)
-        ev = (ev[1], ev[0])
-        swap = {"front": "back", "back": "front", "left": "right", "right": "left"}
-        edges = {swap[k]: v for k, v in edges.items()}
-    return H, edges, "house-line", ev
-
-
 def _calib_file(
     table: TableSpec,
     size: tuple[int, int],
@@ -268,8 +241,17 @@ def _calib_file(
     )
 
 
-def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = None) -> FitResult:
-    """Calibrate a clean plate (BGR, recorded px) against ``table``.
+def fit_plate(
+    img: np.ndarray,
+    table: TableSpec,
+    corners: np.ndarray | None = None,
+    first: np.ndarray | None = None,
+    front_side: str | None = None,
+) -> FitResult:
+    """Calibrate a clean plate (BGR, recorded px) against ``table``. ``first``: the video's
+    first frame (BGR), where a carom break's balls still sit on their spots.
+    ``front_side``: the picture side (``left``, ``right``, ``top``, ``bottom``) the user
+    says the front cushion is on; it overrides the markings (front ``given``).
 
     ``corners``: optional manual FL, FR, BR, BL playing-surface corners (recorded px);
     they seed the search for the cushion noses and are used as they are where the noses
@@ -305,8 +287,10 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         H = _lines_h([_fit_line_pts(und[s]) for s in SIDES], table)
     hn = nose_height(table)
     res = np.zeros(0)
+    cfit = None
     if not manual_only:
-        H, f, k, cam, res = refine_camera(H, f, k, size, edges, table, hn, f_prior=f_prior)
+        cfit = refine_camera(H, f, k, size, edges, table, hn, f_prior=f_prior)
+        H, f, k, res = cfit.H, cfit.f, cfit.k, cfit.res
         K = camera_matrix(f, size)
 
     def to_px(HH: np.ndarray) -> mk.ToPx:
@@ -314,44 +298,57 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         return lambda xy: cal.table_to_pixel(np.asarray(xy, float))
 
     light = lab[..., 0].astype(np.float32)
-    H, edges, front, ev = _resolve_front(light, to_px, table, H, edges, notes)
-    # point markings as extra correspondences: (name, recorded px, table mm)
+    if not manual_only:  # the centre line (the same either way round) first: the end
+        # lines are then looked for within a few mm of where they must be
+        centre = _line_marks(
+            light,
+            to_px(H),
+            Calibration(_calib_file(table, size, H, K, k, None)),
+            table,
+            ("centre",),
+        )
+        if centre:
+            cfit = refine_camera(H, f, k, size, edges, table, hn, f_prior=f_prior, lines=centre)
+            H, f, k, res = cfit.H, cfit.f, cfit.k, cfit.res
+            K = camera_matrix(f, size)
+    H, edges, front, ev = resolve_front(light, to_px, table, H, edges, notes, first)
+    if front_side is not None:
+        H, edges, front = given_front(H, edges, to_px, table, front_side)
+    elif corners is not None and front == "assumed":
+        front = "corners"  # the user's corners name the ends
     found: dict[str, tuple[float, float]] = {}
-    tp = to_px(H)
-    named: list[tuple[str, np.ndarray, np.ndarray]] = []
-    for name, xy in {
-        **{f"spot:{a}": b for a, b in table.spots.items()},
-        **{f"skittle:{a}": b for a, b in table.skittle_spots.items()},
-    }.items():
-        hit = mk.find_spot(light, tp, xy)
-        if hit is not None:
-            named.append((name, hit[0], np.array(xy, float)))
-    if named and not manual_only:
-        # a spot far from where the cushions put it is something else (a ball, chalk)
-        cal0 = Calibration(_calib_file(table, size, H, K, k, None))
-        err = [float(np.hypot(*(cal0.pixel_to_table(m[1][None])[0] - m[2]))) for m in named]
-        keep = [m for m, e in zip(named, err, strict=True) if e <= 8.0]
-        if len(keep) < len(named):
-            notes.append(f"{len(named) - len(keep)} spot(s) off the model by > 8 mm: not used")
-        named = keep
+    named = _spots(light, to_px(H), table)
+    lines: LineMarks = []
     if not manual_only:
+        cal0 = Calibration(_calib_file(table, size, H, K, k, None))
+        named = _near_model(named, cal0, notes)
+        lines = _line_marks(light, to_px(H), cal0, table)
         for _ in range(3):
             marks = [(m[1], m[2]) for m in named]
-            H1, f1, k_1, cam1, res1 = refine_camera(
-                H, f, k, size, edges, table, hn, marks, f_prior=f_prior
+            cfit = refine_camera(
+                H,
+                f,
+                k,
+                size,
+                edges,
+                table,
+                hn,
+                marks,
+                f_prior=f_prior,
+                lines=lines,
+                solve_nose=bool(lines) or len(marks) >= 3,
             )
-            mres = res1[len(res1) - len(marks) :] if marks else np.zeros(0)
+            mres = cfit.res[len(cfit.res) - len(marks) :] if marks else np.zeros(0)
             if len(mres) and mres.max() > 5.0:  # one bad spot: drop it and fit again
                 named = [m for m, e in zip(named, mres, strict=True) if e < mres.max()]
                 continue
             break
-        H, f, k, cam, res = H1, f1, k_1, cam1, res1
+        H, f, k, res = cfit.H, cfit.f, cfit.k, cfit.res
         K = camera_matrix(f, size)
     for name, px, _ in named:
         found[name] = (float(px[0]), float(px[1]))
     pose = pose_from_homography(H, K)
-    if manual_only:
-        cam = np.array(pose.position)
+    cam = np.array(pose.position) if cfit is None else cfit.cam
     tp = to_px(H)
     for name, (a, b) in table.lines.items():
         if name == "spotting":
@@ -367,14 +364,89 @@ def fit_plate(img: np.ndarray, table: TableSpec, corners: np.ndarray | None = No
         if name.startswith("corner:"):
             q = tp(np.array([xy]))[0]
             found[name] = (float(q[0]), float(q[1]))
-    coverage = float(np.mean(np.abs(res) < 10)) if len(res) else 0.0
+    nose_res = res[: sum(len(p) for p in edges.values())] if len(res) else res
+    coverage = float(np.mean(np.abs(nose_res) < 10)) if len(nose_res) else 0.0
     inl = res[np.abs(res) < 10]
     rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
     _check(pose, coverage, rms, manual_only, table)
+    orientation = "ambiguous" if front == "assumed" else "sure"
+    unc = estimate_uncertainty(cfit, f_prior, table, rms, orientation, size)
+    camera = _camera_block(pose, cam, cfit)
     calib = _calib_file(
-        table, size, H, K, k, tuple(float(v) for v in cam), rms_mm=rms, markings=found, front=front
+        table,
+        size,
+        H,
+        K,
+        k,
+        tuple(float(v) for v in cam),
+        rms_mm=rms,
+        markings=found,
+        front=front,
+        uncertainty=unc,
+        camera=camera,
     )
     return FitResult(calib, edges, res, coverage, ev, notes)
+
+
+def _camera_block(pose: Pose, cam: np.ndarray, cfit) -> dict:
+    """CALIB.json ``camera`` (contract §6): ``height_mm`` above the cloth; ``pose``
+    ``[rx, ry, rz, x, y, h]`` (Rodrigues vector of the rotation world (x, y, -height) ->
+    camera, then the optical centre in table mm); the solved nose height and focal length."""
+    R = pose.R if cfit is None else cv2.Rodrigues(cfit.x[:3])[0]
+    rv = cv2.Rodrigues(np.asarray(R, float))[0].ravel()
+    out = {"height_mm": float(cam[2]), "pose": [*map(float, rv), *map(float, cam)]}
+    if cfit is not None:
+        out.update(nose_height_mm=float(cfit.nose_mm), focal_px=float(cfit.f))
+    return out
+
+
+def _spots(
+    light: np.ndarray, tp: mk.ToPx, table: TableSpec
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Point markings found near where the model puts them: (name, recorded px, mm)."""
+    named = []
+    for name, xy in {
+        **{f"spot:{a}": b for a, b in table.spots.items()},
+        **{f"skittle:{a}": b for a, b in table.skittle_spots.items()},
+    }.items():
+        hit = mk.find_spot(light, tp, xy)
+        if hit is not None:
+            named.append((name, hit[0], np.array(xy, float)))
+    return named
+
+
+def _near_model(named: list, cal: Calibration, notes: list[str], tol: float = 8.0) -> list:
+    """Spots within ``tol`` mm of where the cushions put them (others are a ball, chalk)."""
+    err = [float(np.hypot(*(cal.pixel_to_table(m[1][None])[0] - m[2]))) for m in named]
+    keep = [m for m, e in zip(named, err, strict=True) if e <= tol]
+    if len(keep) < len(named):
+        notes.append(f"{len(named) - len(keep)} spot(s) off the model by > {tol:.0f} mm: not used")
+    return keep
+
+
+def _line_marks(
+    light: np.ndarray,
+    tp: mk.ToPx,
+    cal: Calibration,
+    table: TableSpec,
+    names: tuple[str, ...] | None = None,
+) -> LineMarks:
+    """Points on the cloth's line markings (house, centre, spotting) as correspondences:
+    (recorded px, axis, value mm); points over 8 mm off where the model puts the line are
+    dropped (a ball, a shadow)."""
+    out: LineMarks = []
+    for name, (a, b) in table.lines.items():
+        if names is not None and name not in names:
+            continue
+        ax = 0 if a[0] == b[0] else 1
+        pts = mk.line_points(light, tp, a, b)
+        if len(pts) < 12:
+            continue
+        d = cal.pixel_to_table(pts)[:, ax] - a[ax]
+        pts = pts[np.abs(d - np.median(d)) < 3.0]
+        if len(pts) >= 12 and abs(float(np.median(d))) < 8.0:
+            out.append((pts, ax, float(a[ax])))
+    return out
 
 
 def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: TableSpec) -> None:
@@ -393,81 +465,3 @@ def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: 
             f"no table found: the cushion lines do not fit ({coverage:.0%} of edge points "
             f"within 10 mm, rms {rms if rms is not None else float('nan'):.1f} mm)"
         )
-
-
-def _rays_to_plane(
-    pts: np.ndarray, K: np.ndarray, k: np.ndarray, R: np.ndarray, C: np.ndarray, height: float
-) -> np.ndarray:
-    """Recorded px (N,2) -> table mm (N,2) where their rays meet the plane ``height`` mm
-    above the cloth (world frame x, y, -height; C the optical centre in it)."""
-    n = cv2.undistortPoints(pts.reshape(-1, 1, 2), K, k).reshape(-1, 2)
-    d = np.c_[n, np.ones(len(n))] @ R  # R^T d for row vectors
-    s = (-height - C[2]) / d[:, 2]
-    return C[:2] + s[:, None] * d[:, :2]
-
-
-def refine_camera(
-    H: np.ndarray,
-    f: float,
-    dist: np.ndarray,
-    size: tuple[int, int],
-    edges: dict[str, np.ndarray],
-    table: TableSpec,
-    hn: float,
-    marks: list[tuple[np.ndarray, np.ndarray]] | None = None,
-    f_prior: float | None = None,
-) -> tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]:
-    """Joint least squares of the camera (rotation, position, focal length, k1, k2) from nose
-    points (recorded px, on their cushion lines at the nose height) and marking points
-    (recorded px -> mm on the cloth). Residuals in table mm. ``f_prior`` adds a weak pull
-    towards a focal length (overhead views hardly constrain it).
-
-    Returns (H undistorted px -> cloth mm, f, OpenCV coefficients, camera (x, y, height) mm,
-    residuals mm: nose points, then one distance per marking)."""
-    from scipy.optimize import least_squares
-
-    K = camera_matrix(f, size)
-    pose = pose_from_homography(H, K)
-    rvec, _ = cv2.Rodrigues(pose.R)
-    C = np.array([pose.position[0], pose.position[1], -pose.position[2]])
-    marks = marks or []
-    mp = np.array([m[0] for m in marks], float).reshape(-1, 2)
-    mx = np.array([m[1] for m in marks], float).reshape(-1, 2)
-    target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
-    sides = [(s, p) for s, p in edges.items() if len(p)]
-    scale = np.array([1, 1, 1, 1000, 1000, 1000, f, 0.1, 0.1])
-
-    def unpack(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        x = x * scale
-        R, _ = cv2.Rodrigues(x[:3])
-        KK = camera_matrix(x[6], size)
-        return R, x[3:6], KK, np.array([x[7], x[8], 0, 0, 0])
-
-    def fun(x: np.ndarray) -> np.ndarray:
-        R, Cc, KK, kk = unpack(x)
-        res = []
-        for side, p in sides:
-            ax, v = target[side]
-            res.append(_rays_to_plane(p, KK, kk, R, Cc, hn)[:, ax] - v)
-        if len(mp):
-            res.append((_rays_to_plane(mp, KK, kk, R, Cc, 0.0) - mx).ravel())
-        if f_prior:
-            res.append(np.array([(x[6] * scale[6] - f_prior) / f_prior * F_PRIOR_WEIGHT]))
-        return np.concatenate(res)
-
-    w = size[0]
-    lo = np.r_[[-np.inf] * 6, 0.3 * w, -0.6, -0.5] / scale
-    hi = np.r_[[np.inf] * 6, 4.0 * w, 0.4, 0.5] / scale
-    x0 = np.clip(np.r_[rvec.ravel(), C, f, dist[0], dist[1]] / scale, lo + 1e-9, hi - 1e-9)
-    sol = least_squares(
-        fun, x0, bounds=(lo, hi), loss="huber", f_scale=2.0, x_scale="jac", max_nfev=200
-    )
-    R, Cc, KK, kk = unpack(sol.x)
-    t = -R @ Cc
-    Hn = np.linalg.inv(KK @ np.c_[R[:, 0], R[:, 1], t])
-    res = fun(sol.x)[: len(fun(sol.x)) - (1 if f_prior else 0)]
-    nm = 2 * len(mp)
-    if nm:  # marking residuals as distances
-        res = np.r_[res[: len(res) - nm], np.hypot(*res[len(res) - nm :].reshape(-1, 2).T)]
-    cam = np.array([Cc[0], Cc[1], -Cc[2]])
-    return Hn / Hn[2, 2], float(KK[0, 0]), kk, cam, res

@@ -15,6 +15,9 @@ from calibration.detect import _sample
 from contract.tables import TableSpec
 
 ToPx = Callable[[np.ndarray], np.ndarray]
+END_PROFILES = 120  # profiles across each end line (house, spotting) for the end evidence
+END_REACH_MM = 40.0  # the profiles' half length (mm); noise is read beyond 2 windows
+END_WINDOW_MM = 4.0  # a line is read within this of where the model puts it
 
 
 def px_per_mm(to_px: ToPx, xy: tuple[float, float]) -> float:
@@ -67,6 +70,34 @@ def find_spot(
     return np.array([x0 + cx, y0 + cy]), float(score)
 
 
+def profiles(
+    light: np.ndarray,
+    to_px: ToPx,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    search_mm: float,
+    t: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """High-passed lightness profiles across the line from table point ``a`` to ``b``
+    (mm) at the fractions ``t`` of its length, ``search_mm`` either side plus 6 px, every
+    0.5 px. Returns (the line's px at ``t`` (n,2), its unit normal, offsets px, profiles
+    (n, S), px per mm at its middle)."""
+    from scipy.ndimage import median_filter
+
+    pts_mm = np.array(a)[None] + t[:, None] * (np.array(b) - np.array(a))[None]
+    p = to_px(pts_mm)
+    d = p[-1] - p[0]
+    d /= np.linalg.norm(d)
+    nrm = np.array([-d[1], d[0]])
+    s_px = px_per_mm(to_px, tuple(pts_mm[len(t) // 2]))
+    reach = search_mm * s_px + 6
+    off = np.arange(-reach, reach + 0.5, 0.5)
+    prof = _sample(light, p[:, None, :] + off[None, :, None] * nrm[None, None, :])
+    width = max(4, int(round(2 * max(2.0, 6 * s_px))))  # samples: wider than a line
+    prof = prof - median_filter(prof, size=(1, 2 * width + 1), mode="nearest")  # high-pass
+    return p, nrm, off, prof, s_px
+
+
 def line_score(
     light: np.ndarray,
     to_px: ToPx,
@@ -78,21 +109,7 @@ def line_score(
     """Evidence of a thin straight line from table point ``a`` to ``b`` (mm): the mean
     profile across the predicted line, its strongest thin peak (either polarity) over
     the noise. Returns (score, offset of the peak in px along the line's normal)."""
-    from scipy.ndimage import median_filter
-
-    t = np.linspace(0.1, 0.9, n)
-    pts_mm = np.array(a)[None] + t[:, None] * (np.array(b) - np.array(a))[None]
-    p = to_px(pts_mm)
-    d = p[-1] - p[0]
-    d /= np.linalg.norm(d)
-    nrm = np.array([-d[1], d[0]])
-    s_px = px_per_mm(to_px, tuple(pts_mm[n // 2]))
-    reach = search_mm * s_px + 6
-    off = np.arange(-reach, reach + 0.5, 0.5)
-    xy = p[:, None, :] + off[None, :, None] * nrm[None, None, :]
-    prof = _sample(light, xy)
-    width = max(4, int(round(2 * max(2.0, 6 * s_px))))  # samples: wider than a line
-    prof = prof - median_filter(prof, size=(1, 2 * width + 1), mode="nearest")  # high-pass
+    _, _, off, prof, s_px = profiles(light, to_px, a, b, search_mm, np.linspace(0.1, 0.9, n))
     mean = np.median(prof, axis=0)  # robust to balls lying on the line
     inner = np.abs(off) <= search_mm * s_px
     k = int(np.argmax(np.where(inner, np.abs(mean), -1)))
@@ -120,14 +137,118 @@ def pocket_dark(
     return out
 
 
+def _across(
+    light: np.ndarray, to_px: ToPx, a, b, reach_mm: float, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The aggregated profile across the line a -> b (mm): (offsets mm along its normal,
+    the trimmed mean of ``n`` high-passed profiles; balls on the line fall in the trim)."""
+    _, _, off, prof, s_px = profiles(light, to_px, a, b, reach_mm, np.linspace(0.06, 0.94, n))
+    lo, hi = np.percentile(prof, [20, 80], axis=0)
+    keep = (prof >= lo) & (prof <= hi)
+    return off / s_px, (prof * keep).sum(0) / np.maximum(keep.sum(0), 1)
+
+
 def end_evidence(light: np.ndarray, to_px: ToPx, table: TableSpec) -> tuple[float, float]:
     """Evidence that the front is where the model says (house line at L/4, spotting line
-    towards the back) and for the mirrored reading. Pyramid only; (0, 0) elsewhere."""
+    from the back spot towards the back cushion) and for the turned reading (the same
+    lines at the mirrored places). Pyramid only; (0, 0) elsewhere.
+
+    The centre line (at L/2 either way) is the template: a candidate scores its profile's
+    value within ``END_WINDOW_MM`` of where the model puts it, of the centre line's
+    polarity, over the noise of its own profile away from there (a faint one-pixel line
+    at 720p stands several noise levels clear of the cloth; the model must already be
+    within a few mm there: the centre line is fitted first). Each end sums its two lines'
+    scores (each at least 0)."""
     if table.kind != "pyramid":
         return 0.0, 0.0
     L, W = table.L, table.W
-    here = line_score(light, to_px, (L / 4, 0), (L / 4, W))[0]
-    there = line_score(light, to_px, (3 * L / 4, 0), (3 * L / 4, W))[0]
-    sp_here = line_score(light, to_px, (3 * L / 4 + 60, W / 2), (L - 60, W / 2))[0]
-    sp_there = line_score(light, to_px, (L / 4 - 60, W / 2), (60, W / 2))[0]
-    return here + sp_here, there + sp_there
+    sm = cv2.GaussianBlur(light.astype(np.float32), (0, 0), 0.8)
+    off, c = _across(sm, to_px, (L / 2, 0), (L / 2, W), END_REACH_MM, END_PROFILES)
+    near = np.abs(off) <= END_WINDOW_MM
+    sign = 1.0 if c[near][np.argmax(np.abs(c[near]))] >= 0 else -1.0
+
+    def score(a, b) -> float:
+        o, m = _across(sm, to_px, a, b, END_REACH_MM, END_PROFILES)
+        w = np.abs(o) <= END_WINDOW_MM
+        away = np.abs(o) > 2 * END_WINDOW_MM
+        noise = max(float(1.4826 * np.median(np.abs(m[away] - np.median(m[away])))), 0.05)
+        return max(0.0, float((sign * m[w]).max()) / noise)
+
+    here = score((L / 4, 0), (L / 4, W)) + score((3 * L / 4 + 60, W / 2), (L - 60, W / 2))
+    there = score((3 * L / 4, 0), (3 * L / 4, W)) + score((L / 4 - 60, W / 2), (60, W / 2))
+    return here, there
+
+
+def line_points(
+    light: np.ndarray,
+    to_px: ToPx,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    search_mm: float = 12.0,
+    n: int = 60,
+    min_score: float = 4.0,
+) -> np.ndarray:
+    """Sub-pixel points (recorded px) on a thin line marking from table point ``a`` to
+    ``b`` (mm), searched ``search_mm`` either side of where the model puts it: the line's
+    polarity and offset from the aggregated profile (:func:`line_score`), then the peak of
+    each profile within 2 px of that offset. Empty (0, 2) when the line is not clearly
+    there (score under ``min_score``); profiles whose peak is weak (under a third of the
+    aggregate's) or covered (a ball) are dropped."""
+    score, off0 = line_score(light, to_px, a, b, search_mm=search_mm)
+    if score < min_score:
+        return np.zeros((0, 2))
+    p, nrm, off, prof, _ = profiles(light, to_px, a, b, search_mm, np.linspace(0.04, 0.96, n))
+    prof = cv2.GaussianBlur(prof.astype(np.float32), (3, 1), 0.6)
+    mean = np.median(prof, axis=0)
+    k0 = int(np.argmin(np.abs(off - off0)))
+    sign = 1.0 if mean[k0] >= 0 else -1.0
+    win = np.abs(off - off0) <= 2.0
+    out = []
+    for i in range(n):
+        g = np.where(win, sign * prof[i], -np.inf)
+        k = int(np.argmax(g))
+        if not 0 < k < len(off) - 1 or g[k] < abs(mean[k0]) / 3:
+            continue
+        m0, m1, m2 = sign * prof[i, k - 1], sign * prof[i, k], sign * prof[i, k + 1]
+        den = m0 - 2 * m1 + m2
+        frac = 0.5 * (m0 - m2) / den if den < 0 else 0.0
+        out.append(p[i] + (off[k] + np.clip(frac, -1, 1) * 0.5) * nrm)
+    return np.array(out).reshape(-1, 2)
+
+
+def ball_on_spot(lab: np.ndarray, to_px: ToPx, xy: tuple[float, float], radius_mm: float) -> float:
+    """Share (0..1) of a disk of 0.6 ball radius at table point ``xy`` (mm) that is not
+    cloth-coloured in ``lab`` (a frame in Lab): near 1 where a ball sits on the spot, near
+    0 on bare cloth (a spot's dot is under a sixth of the disk)."""
+    c = to_px(np.array([xy]))[0]
+    r = 0.6 * radius_mm * px_per_mm(to_px, xy)
+    h, w = lab.shape[:2]
+    if not (r < c[0] < w - r and r < c[1] < h - r):
+        return 0.0
+    ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    ring = np.concatenate([c[None] + rr * np.c_[np.cos(ang), np.sin(ang)] for rr in (0.4 * r, r)])
+    disk = np.vstack([c[None], ring])
+    # the cloth: a ring at 3 ball radii around the spot
+    far = c[None] + 3 * r / 0.6 * np.c_[np.cos(ang), np.sin(ang)]
+    far = far[(far[:, 0] > 0) & (far[:, 0] < w - 1) & (far[:, 1] > 0) & (far[:, 1] < h - 1)]
+    if len(far) < 4:
+        return 0.0
+    cloth = np.median(_sample(lab.astype(np.float32), far), axis=0)
+    d = _sample(lab.astype(np.float32), disk) - cloth
+    return float(np.mean(np.hypot(np.hypot(d[:, 1], d[:, 2]), 0.5 * d[:, 0]) > 20.0))
+
+
+def break_spot_evidence(
+    first_bgr: np.ndarray, to_px: ToPx, table: TableSpec
+) -> tuple[float, float]:
+    """5-pin carom: a break is set up with the red ball on the red spot (3L/4) and the
+    opponent's ball on the top spot (L - 100): balls on those spots say the back end is
+    where the model puts it, balls on their mirror images (the lag and bottom spots) the
+    other way. Returns (evidence for the model as it is, for it turned): the shares of the
+    two spots' disks covered by a ball, summed (0..2 each)."""
+    lab = cv2.cvtColor(first_bgr, cv2.COLOR_BGR2LAB)
+    R = table.ball_radius
+    s = table.spots
+    here = ball_on_spot(lab, to_px, s["red"], R) + ball_on_spot(lab, to_px, s["top"], R)
+    there = ball_on_spot(lab, to_px, s["lag"], R) + ball_on_spot(lab, to_px, s["bottom"], R)
+    return here, there

@@ -107,6 +107,16 @@ def load_plate(path: str | Path, count: int = 31) -> np.ndarray:
     return batch_plate(frames, moving="middle")  # a camera moved in the clip: its middle frame
 
 
+def load_source(path: str | Path, count: int = 31) -> tuple[np.ndarray, np.ndarray]:
+    """(clean plate, first frame) of a video, as :func:`load_plate`; an image is both."""
+    p = Path(path)
+    if p.suffix.lower() in IMAGE_SUFFIXES or not p.exists():
+        img = load_plate(p, count)
+        return img, img
+    frames, _, _ = read_frames(p, count)
+    return batch_plate(frames, moving="middle"), frames[0]
+
+
 def _sharpness(f: np.ndarray) -> float:
     """Variance of the Laplacian of a 320-px-wide grey thumbnail (blur measure)."""
     s = 320 / f.shape[1]

@@ -10,7 +10,7 @@ projection on the cloth, free of parallax.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import cv2
 import numpy as np
@@ -30,8 +30,21 @@ class Distortion(BaseModel):
     coeffs: tuple[float, ...] = Field(default=(0.0, 0.0, 0.0, 0.0, 0.0))
 
 
+class Uncertainty(BaseModel):
+    """A calibration's expected error (contract §6): ``rms_mm`` over the playing surface,
+    ``max_mm`` the worst anywhere on it (cushions included), and whether the front end
+    was read from the table (``sure``) or could not be told from the back."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    rms_mm: float = Field(ge=0)
+    max_mm: float = Field(ge=0)
+    orientation: Literal["sure", "ambiguous"]
+
+
 class CalibrationFile(BaseModel):
-    """The JSON form of a calibration. Extensions: ``camera_position_mm``, ``front``."""
+    """The JSON form of a calibration. Extensions: ``camera_position_mm``, ``front``;
+    ``uncertainty`` and ``camera`` (contract §6, optional; ``camera`` is free-form beyond
+    ``height_mm`` and ``pose``)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     format: Literal["tablemon-calibration/1"] = CALIB_FORMAT
@@ -43,6 +56,8 @@ class CalibrationFile(BaseModel):
     markings: dict[str, tuple[float, float]] = Field(default_factory=dict)
     camera_position_mm: tuple[float, float, float] | None = None
     front: str | None = None
+    uncertainty: Uncertainty | None = None
+    camera: dict[str, Any] | None = None
 
     @field_validator("image_to_table")
     @classmethod
@@ -108,6 +123,36 @@ class Calibration:
         q = self._parallax(xy, height, to_cloth=False)
         p = np.c_[q, np.ones(len(q))] @ self.H_inv.T
         return self.distort(p[:, :2] / p[:, 2:3])
+
+
+# bounds (rms, worst) in mm: pictures at least 1000 px high, and smaller ones
+UNCERTAINTY_BOUNDS_MM = {"hd": (1.0, 3.0), "sd": (2.0, 6.0)}
+
+
+def uncertainty_bounds(size: tuple[int, int]) -> tuple[float, float]:
+    """(rms, max) bounds in mm for a picture ``size`` (w, h): 1 / 3 mm at 1080p (from
+    1000 px high), 2 / 6 mm below (720p)."""
+    return UNCERTAINTY_BOUNDS_MM["hd" if min(size) >= 1000 else "sd"]
+
+
+def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
+    """One line saying why ``calib`` must not be trusted as it is (its front end not read
+    from the table, or its expected error above :func:`uncertainty_bounds`), or None when
+    it is within them. A calibration without ``uncertainty`` (made by hand or by another
+    tool) is taken as it is: None."""
+    data = calib.data if isinstance(calib, Calibration) else calib
+    unc = data.uncertainty
+    if unc is None:
+        return None
+    if unc.orientation == "ambiguous":
+        return "calibration uncertain: the front end could not be told from the back"
+    b_rms, b_max = uncertainty_bounds(tuple(data.image_size))
+    over = []
+    if unc.rms_mm > b_rms:
+        over.append(f"expected error {unc.rms_mm:.1f} mm rms (bound {b_rms:g})")
+    if unc.max_mm > b_max:
+        over.append(f"up to {unc.max_mm:.1f} mm at worst (bound {b_max:g})")
+    return f"calibration uncertain: {', '.join(over)}" if over else None
 
 
 def calibration_from_json(data: object, source: str = "<json>") -> Calibration:

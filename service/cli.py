@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--annotated", help="annotated MP4 to write")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument(
+        "--front",
+        choices=["left", "right", "top", "bottom"],
+        help="the picture side the table's front cushion is on (where the markings cannot "
+        "tell the front end from the back)",
+    )
+    r.add_argument(
         "--read-numbers",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -62,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
         "--corners",
         help="manual: x1,y1,...,x4,y4 pixels of the playing-surface corners in the order "
         "front-left, front-right, back-right, back-left",
+    )
+    c.add_argument(
+        "--front",
+        choices=["left", "right", "top", "bottom"],
+        help="the picture side the table's front cushion is on (where the markings cannot "
+        "tell the front end from the back)",
     )
 
     a = sub.add_parser("adjudicate", help="judge every shot of a MATCH.json")

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from contract.calib import Calibration, read_calibration
+from contract.calib import Calibration, calibration_uncertain, read_calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
@@ -359,7 +359,7 @@ def _calibration(
     if args.calibration:
         return read_calibration(args.calibration), None
     try:
-        from calibration.cli import calibrate
+        from calibration.cli import calibrate, require_sure_front
     except ImportError:
         raise ContractError(
             args.video,
@@ -369,9 +369,13 @@ def _calibration(
     if not Path(args.video).is_file():
         raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
-    fit, plate = calibrate(args.video, table)
+    fit, plate = calibrate(args.video, table, front_side=getattr(args, "front", None))
+    require_sure_front(fit, table)  # a guessed front end would turn every position
     rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
     print(f"tablemon: {args.video}: calibrated automatically (rms {rms})", file=sys.stderr)
+    doubt = calibration_uncertain(fit.calib)
+    if doubt:
+        print(f"tablemon: warning: {args.video}: {doubt}", file=sys.stderr)
     return Calibration(fit.calib), plate
 
 
