@@ -217,19 +217,19 @@ def line_points(
 
 
 def ball_on_spot(lab: np.ndarray, to_px: ToPx, xy: tuple[float, float], radius_mm: float) -> float:
-    """Share (0..1) of a disk of 0.6 ball radius at table point ``xy`` (mm) that is not
-    cloth-coloured in ``lab`` (a frame in Lab): near 1 where a ball sits on the spot, near
-    0 on bare cloth (a spot's dot is under a sixth of the disk)."""
+    """Share (0..1) of two rings (half and three quarters of a ball radius) around table
+    point ``xy`` (mm) that is not cloth-coloured in ``lab`` (a frame in Lab): near 1 where
+    a ball sits on the spot, near 0 on bare cloth (the spot's own dot, about 8 mm across
+    the centre, lies inside the rings)."""
     c = to_px(np.array([xy]))[0]
-    r = 0.6 * radius_mm * px_per_mm(to_px, xy)
+    r = 0.75 * radius_mm * px_per_mm(to_px, xy)
     h, w = lab.shape[:2]
     if not (r < c[0] < w - r and r < c[1] < h - r):
         return 0.0
     ang = np.linspace(0, 2 * np.pi, 16, endpoint=False)
-    ring = np.concatenate([c[None] + rr * np.c_[np.cos(ang), np.sin(ang)] for rr in (0.4 * r, r)])
-    disk = np.vstack([c[None], ring])
+    disk = np.concatenate([c[None] + rr * np.c_[np.cos(ang), np.sin(ang)] for rr in (r / 1.5, r)])
     # the cloth: a ring at 3 ball radii around the spot
-    far = c[None] + 3 * r / 0.6 * np.c_[np.cos(ang), np.sin(ang)]
+    far = c[None] + 4 * r * np.c_[np.cos(ang), np.sin(ang)]
     far = far[(far[:, 0] > 0) & (far[:, 0] < w - 1) & (far[:, 1] > 0) & (far[:, 1] < h - 1)]
     if len(far) < 4:
         return 0.0

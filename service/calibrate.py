@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contract.calib import calibration_from_json
+from contract.calib import calibration_from_json, calibration_uncertain
 from contract.match import read_json
 
 TIMEOUT_S = 120.0
@@ -68,9 +68,11 @@ class Calibrator:
                 self._set(table.id, state="failed", error=f"exit {p.returncode}: {why}")
                 return
             data = read_json(out)
-            calibration_from_json(data, str(out))
+            cal = calibration_from_json(data, str(out))
             self.db.set_calibration(table.id, data)
-            self._set(table.id, state="done", rms_mm=data.get("rms_mm"))
+            # "calibration uncertain: ..." where its expected error is above the bounds
+            doubt = calibration_uncertain(cal)
+            self._set(table.id, state="done", rms_mm=data.get("rms_mm"), uncertain=doubt)
         except subprocess.TimeoutExpired:
             self._set(table.id, state="failed", error=f"calibration took over {TIMEOUT_S:.0f} s")
         except (OSError, ValueError) as e:
