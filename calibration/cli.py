@@ -1,5 +1,7 @@
-"""``tablemon calibrate VIDEO_OR_IMAGE [--table SPEC] --out CALIB.json [--preview PNG]
-[--corners x1,y1,...,x4,y4]``: find the table, write CALIB.json (contract §6)."""
+"""``tablemon calibrate VIDEO_OR_IMAGE [IMAGE ...] [--table SPEC] --out CALIB.json
+[--preview PNG] [--corners x1,y1,...,x4,y4] [--front SIDE]``: find the table, write
+CALIB.json (contract §6). Several stills of one fixed camera are calibrated once, together
+(their median plate), so that they share one calibration."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import numpy as np
 
 from calibration.detect import NoTableError
 from calibration.fit import FitResult, fit_plate
-from calibration.plate import load_source
+from calibration.plate import load_source, load_sources
 from calibration.preview import draw_model
 from contract.calib import Calibration, calibration_uncertain, write_calibration
 from contract.errors import ContractError
@@ -72,10 +74,12 @@ def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
 
 def run_cli(args: argparse.Namespace) -> int:
     table = load_table(args.table or DEFAULT_TABLE)
-    src = Path(args.source)
-    if not src.exists():
-        raise ContractError(str(src), "", "no such file")
-    plate, first = load_source(src)
+    sources = [Path(s) for s in (args.source if isinstance(args.source, list) else [args.source])]
+    for s in sources:
+        if not s.exists():
+            raise ContractError(str(s), "", "no such file")
+    src = sources[0]
+    plate, first = load_sources(sources)
     corners = None
     if args.corners:
         corners = parse_corners(args.corners, (plate.shape[1], plate.shape[0]))
@@ -93,7 +97,8 @@ def run_cli(args: argparse.Namespace) -> int:
     rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
     found = sorted(k for k in fit.calib.markings if not k.startswith("corner:"))
     print(
-        f"calibrated {src.name} as {table.name}: rms {rms}, front {fit.calib.front}, "
+        f"calibrated {src.name}{f' and {len(sources) - 1} more' if len(sources) > 1 else ''} "
+        f"as {table.name}: rms {rms}, front {fit.calib.front}, "
         f"found {', '.join(found) or 'no markings'}"
     )
     unc = fit.calib.uncertainty

@@ -117,6 +117,23 @@ def load_source(path: str | Path, count: int = 31) -> tuple[np.ndarray, np.ndarr
     return batch_plate(frames, moving="middle"), frames[0]
 
 
+def load_sources(paths: list[Path]) -> tuple[np.ndarray, np.ndarray]:
+    """(clean plate, first frame) of one video or image (:func:`load_source`), or of
+    several stills of one fixed camera: their per-pixel median (balls and players that
+    differ between them drop out) and the first still. One-line ContractError when
+    several sources are not all images of one size."""
+    if len(paths) == 1:
+        return load_source(paths[0])
+    images = []
+    for p in paths:
+        if p.suffix.lower() not in IMAGE_SUFFIXES:
+            raise ContractError(str(p), "", "several sources must all be stills of one camera")
+        images.append(load_plate(p))
+        if images[-1].shape != images[0].shape:
+            raise ContractError(str(p), "", "stills of one camera must share one size")
+    return median_plate(images), images[0]
+
+
 def _sharpness(f: np.ndarray) -> float:
     """Variance of the Laplacian of a 320-px-wide grey thumbnail (blur measure)."""
     s = 320 / f.shape[1]

@@ -60,7 +60,12 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     c = sub.add_parser("calibrate", help="find the table in a video or image, write CALIB.json")
-    c.add_argument("source", metavar="VIDEO_OR_IMAGE")
+    c.add_argument(
+        "source",
+        metavar="VIDEO_OR_IMAGE",
+        nargs="+",
+        help="a video or image; several stills of one fixed camera are calibrated together",
+    )
     c.add_argument("--table", help="table spec name or JSON file")
     c.add_argument("--out", required=True)
     c.add_argument("--preview", help="PNG with the fitted table model drawn over the frame")

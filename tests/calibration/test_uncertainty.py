@@ -148,3 +148,34 @@ def test_tablemon_calibrate_refuses_an_ambiguous_end_and_takes_front(tmp_path, c
     cal = read_calibration(out)
     assert cal.data.uncertainty is not None and cal.data.uncertainty.orientation == "sure"
     assert "expected error" in capsys.readouterr().out
+
+
+def test_stills_of_one_camera_are_calibrated_once_together(tmp_path, capsys):
+    from contract.errors import ContractError
+
+    t = load_table("pyramid-12ft")
+    cam = overhead(t)
+    paths = []
+    for seed in range(3):  # the same camera, balls elsewhere in each still
+        img = render_table(
+            t, cam, np.random.default_rng(seed), balls=8, nose_height_mm=nose_height(t)
+        )
+        paths.append(tmp_path / f"s{seed}.png")
+        cv2.imwrite(str(paths[-1]), img)
+    out = tmp_path / "CALIB.json"
+    args = argparse.Namespace(
+        source=[str(p) for p in paths],
+        table=t.name,
+        out=str(out),
+        preview=None,
+        corners=None,
+        front=None,
+    )
+    assert run_cli(args) == 0
+    assert "and 2 more" in capsys.readouterr().out
+    err = grid_error(read_calibration(out), Calibration(cam.to_calibration(t)), t)
+    assert err.mean() < 2.5 and err.max() < 8.0  # test_fit's bounds for these 540p scenes
+    args.source = [str(paths[0]), str(tmp_path / "clip.mp4")]
+    (tmp_path / "clip.mp4").write_bytes(b"")
+    with pytest.raises(ContractError, match="stills of one camera"):
+        run_cli(args)
