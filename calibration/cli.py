@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from calibration.detect import NoTableError
+from calibration.ends import ends_matter
 from calibration.fit import FitResult, fit_plate
 from calibration.plate import load_source, load_sources
 from calibration.preview import draw_model
@@ -60,10 +61,12 @@ def calibrate(
 
 
 def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
-    """``fit`` when its front end is known; else AmbiguousFront with one line that says
-    how to settle it (never a guess passed off as the table's front)."""
+    """``fit`` when its front end is known or does not matter to the games judged on
+    ``table`` (:func:`calibration.ends.ends_matter`; the calibration still says
+    ``ambiguous``); else AmbiguousFront with one line that says how to settle it (never a
+    guess passed off as the table's front)."""
     unc = fit.calib.uncertainty
-    if unc is not None and unc.orientation == "ambiguous":
+    if unc is not None and unc.orientation == "ambiguous" and ends_matter(table):
         raise AmbiguousFront(
             f"the front end cannot be told from the back ({table.name} "
             "markings show no end); pass --front left|right|top|bottom (the picture side of "

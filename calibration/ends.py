@@ -16,6 +16,15 @@ END_MIN_SCORE = 6.0  # end evidence (house + spotting line scores, noise levels)
 END_MIN_RATIO = 3.0  # ... and its ratio to the turned reading's
 
 
+def ends_matter(table: TableSpec) -> bool:
+    """Whether the games tablemon judges on ``table`` read its ends: a pyramid table (the
+    house, the spots a ball is put back on) or a 5-pin table (its skittles and spots named
+    by end). On other tables (pool, snooker, three-cushion) a turned frame renames
+    cushions and pockets but changes no verdict, so an ambiguous front is reported, not
+    refused."""
+    return table.kind == "pyramid" or bool(table.skittle_spots)
+
+
 def resolve_front(
     light: np.ndarray,
     to_px,

@@ -105,6 +105,15 @@ def test_a_bare_carom_table_is_ambiguous_and_refused():
         require_sure_front(fit, t)
 
 
+def test_an_ambiguous_pool_table_is_reported_not_refused():
+    t = load_table("pool-9ft")
+    img = render_table(t, overhead(t), nose_height_mm=nose_height(t))
+    fit = fit_plate(img, t, first=img)
+    assert fit.calib.uncertainty.orientation == "ambiguous"
+    assert require_sure_front(fit, t) is fit  # no rule tablemon judges there reads the ends
+    assert "front end" in calibration_uncertain(fit.calib)
+
+
 @pytest.mark.parametrize("turned", [False, True])
 def test_a_carom_break_set_up_names_the_back_end(turned):
     t, img, first, truth = _carom({"red": "red", "top": "yellow"})
