@@ -169,6 +169,39 @@ def _outline_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | Non
     return sorted(found, key=key)
 
 
+def _hull_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Four side lines of an outline seen at an angle or cut into (an arm, a cue or a
+    player's body over a cushion): the outline's convex hull bridges the cuts and is
+    simplified to four vertices; each side is then fitted (RANSAC, Huber) to the outline
+    points that lie along the middle 80 % of that hull side, so a cut's own points fall
+    out. Screen order of the hull; None when the hull is not four-sided (no four vertices
+    cover 95 % of its area)."""
+    hull = cv2.convexHull(pts.astype(np.float32).reshape(-1, 1, 2))
+    peri = cv2.arcLength(hull, True)
+    quad = None
+    for eps in np.linspace(0.005, 0.08, 16):
+        ap = cv2.approxPolyDP(hull, float(eps * peri), True)
+        if len(ap) == 4:
+            quad = ap.reshape(4, 2).astype(float)
+            break
+        if len(ap) < 4:
+            return None
+    if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.95 * cv2.contourArea(hull):
+        return None  # four vertices that do not cover the hull: not four-sided
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        d = (b - a) / max(length, 1e-9)
+        t = (pts - a) @ d
+        near = np.abs((pts - a) @ np.array([-d[1], d[0]])) < max(3.0, 0.02 * length)
+        sel = near & (t > 0.1 * length) & (t < 0.9 * length)
+        ln = _ransac_line(pts[sel], 1.5, rng)
+        lines.append(ln if ln is not None else (a, d))
+    return lines
+
+
 def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Robust line fit (Huber): point on line and unit direction."""
     vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
@@ -225,11 +258,16 @@ def _find_quad(img: np.ndarray, widen: float) -> Quad:
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     cnt = max(cnts, key=cv2.contourArea)
     h, w = mask.shape
-    lines = _outline_lines(cnt.reshape(-1, 2).astype(float))
-    if lines is None:
-        raise NoTableError("no table found: the cloth region is not four-sided")
-    corners = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
-    if not cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2)):
+    corners = None
+    for finder in (_outline_lines, _hull_lines):
+        lines = finder(cnt.reshape(-1, 2).astype(float))
+        if lines is None:
+            continue
+        c4 = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
+        if cv2.isContourConvex(c4.astype(np.float32).reshape(-1, 1, 2)):
+            corners = c4
+            break
+    if corners is None:
         raise NoTableError("no table found: the cloth region is not four-sided")
     border = np.sum(
         (corners[:, 0] < 2)
