@@ -77,3 +77,23 @@ def given_front(
         H = flip_end(H, table.L, table.W)
         edges = {_SWAP[k]: v for k, v in edges.items()}
     return H, edges, "given"
+
+
+def front_side_of(calib, table: TableSpec) -> str:
+    """The picture side (``left``, ``right``, ``top``, ``bottom``) that ``calib`` (a
+    :class:`contract.calib.Calibration`) puts the front cushion on, seen from the back
+    cushion: a recalibration after a camera knock keeps the ends it had."""
+    f, b = calib.table_to_pixel(np.array([[0.0, table.W / 2], [table.L, table.W / 2]]))
+    d = f - b
+    if abs(d[0]) >= abs(d[1]):
+        return "left" if d[0] < 0 else "right"
+    return "top" if d[1] < 0 else "bottom"
+
+
+def kept_ends(new, old):
+    """``new`` (a CalibrationFile fitted with the front side ``old`` had) with ``old``'s
+    account of its ends: its ``front`` reason and, where ``old`` was ambiguous, that."""
+    unc = new.uncertainty
+    if unc is not None and old.uncertainty is not None:
+        unc = unc.model_copy(update={"orientation": old.uncertainty.orientation})
+    return new.model_copy(update={"front": old.front, "uncertainty": unc})

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.detect import NoTableError, _sample
+from calibration.ends import front_side_of, kept_ends
 from calibration.fit import fit_plate
 from calibration.geometry import apply_h
 from calibration.plate import batch_plate
@@ -197,8 +198,10 @@ class CalibrationMonitor:
             self._pending.append(frame)
             if len(self._pending) >= self.collect:
                 plate = batch_plate(self._pending)  # the median, or the sharpest frame
-                try:
-                    fit = fit_plate(plate, self.table)
+                try:  # the camera was knocked, not turned round: the ends it had
+                    side = front_side_of(Calibration(self.calibration), self.table)
+                    fit = fit_plate(plate, self.table, front_side=side)
+                    fit.calib = kept_ends(fit.calib, self.calibration)
                 except NoTableError as e:  # the table is not readable yet: try a new batch
                     self.last_error = str(e)
                     self._pending = []

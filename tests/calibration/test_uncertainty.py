@@ -188,3 +188,21 @@ def test_stills_of_one_camera_are_calibrated_once_together(tmp_path, capsys):
     (tmp_path / "clip.mp4").write_bytes(b"")
     with pytest.raises(ContractError, match="stills of one camera"):
         run_cli(args)
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_recalibration_keeps_the_ends_it_had(side):
+    from calibration.ends import front_side_of, kept_ends
+
+    t, img, first, _ = _carom(None)
+    old = fit_plate(img, t, first=first, front_side=side).calib
+    old = old.model_copy(
+        update={
+            "front": "assumed",
+            "uncertainty": old.uncertainty.model_copy(update={"orientation": "ambiguous"}),
+        }
+    )
+    assert front_side_of(Calibration(old), t) == side
+    new = kept_ends(fit_plate(img, t, front_side=front_side_of(Calibration(old), t)).calib, old)
+    assert front_side_of(Calibration(new), t) == side
+    assert new.front == "assumed" and new.uncertainty.orientation == "ambiguous"
