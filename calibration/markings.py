@@ -16,8 +16,8 @@ from contract.tables import TableSpec
 
 ToPx = Callable[[np.ndarray], np.ndarray]
 END_PROFILES = 120  # profiles across each end line (house, spotting) for the end evidence
-END_REACH_MM = 40.0  # the profiles' half length (mm); noise is read beyond 2 windows
-END_WINDOW_MM = 4.0  # a line is read within this of where the model puts it
+END_REACH_MM = 45.0  # the profiles' half length (mm); noise is read beyond 2 windows
+END_WINDOW_MM = 10.0  # a line is read within this of where the model puts it (mm)
 
 
 def px_per_mm(to_px: ToPx, xy: tuple[float, float]) -> float:
