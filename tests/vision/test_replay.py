@@ -105,22 +105,27 @@ def test_replay_without_calibration_or_with_wrong_size_is_one_line(clip, tmp_pat
     assert rc != 0 and "no such video file" in err and len(err.strip().splitlines()) == 1
 
 
-def test_replay_calibrates_automatically_without_calibration_file(clip, tmp_path):
+def test_replay_calibrates_automatically_without_calibration_file(clip, tmp_path, capsys):
     pytest.importorskip("calibration.cli")
     d, table = clip
-    rc = main(
-        [
-            "replay",
-            str(d / "clip.avi"),
-            "--game",
-            "pyramid-free",
-            "--out",
-            str(tmp_path / "m.json"),
-            "--tracks",
-            str(tmp_path / "t.csv"),
-            "--no-progress",
-        ]
-    )
+    args = [
+        "replay",
+        str(d / "clip.avi"),
+        "--game",
+        "pyramid-free",
+        "--out",
+        str(tmp_path / "m.json"),
+        "--tracks",
+        str(tmp_path / "t.csv"),
+        "--no-progress",
+    ]
+    # the drawn table has no house or spotting line: its ends cannot be read, and a
+    # guessed front would turn every position, so the replay refuses with one line
+    assert main(args) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "front end cannot be told" in err[0] and "--front" in err[0]
+    assert not (tmp_path / "m.json").exists()
+    rc = main([*args, "--front", "left"])  # the front cushion is on the picture's left
     assert rc == 0
     tracks = read_tracks(tmp_path / "t.csv")
     assert {"yellow", "w1", "w2"} <= set(tracks.ids())
