@@ -23,7 +23,9 @@ from calibration.geometry import camera_matrix, pose_from_homography
 from contract.tables import TableSpec
 
 F_PRIOR_WEIGHT = 5.0  # a 20 % departure from the focal-length prior costs 1 mm
-NOSE_PRIOR_WEIGHT = 5.0  # likewise for the nose height's prior
+NOSE_PRIOR_WEIGHT = (
+    10.0  # a 10 % departure from the nose height's prior (63 % of a ball) costs 1 mm
+)
 NOSE_BOUNDS = (0.5, 1.6)  # the nose height's range, times its prior
 # independent readings per kind of correspondence: neighbouring edge points share the
 # same picture's blur and shading, so their errors are not independent
@@ -106,31 +108,33 @@ def refine_camera(
     target = {"front": (0, 0.0), "back": (0, table.L), "left": (1, 0.0), "right": (1, table.W)}
     sides = [(target[s], p) for s, p in edges.items() if len(p)]
 
-    # neighbouring points of one cushion or line share their errors: each group weighs
-    # as its effective count of readings, so the priors keep their say (a nearly overhead
-    # camera hardly fixes its focal length, and a bias common to a side's edge points
-    # must not pass for hundreds of independent readings)
-    w_side = [np.sqrt(min(1.0, EFFECTIVE_PER_SIDE / len(p))) for _, p in sides]
-    w_line = [np.sqrt(min(1.0, EFFECTIVE_PER_LINE / len(p))) for p, _, _ in lines]
+    def problem(sides, lines, mp, mx):
+        """(data residuals per group, unweighted; the weighted residuals with the priors)."""
+        # neighbouring points of one cushion or line share their errors: each group weighs
+        # as its effective count of readings, so the priors keep their say (a nearly
+        # overhead camera hardly fixes its focal length, and a bias common to a side's
+        # edge points must not pass for hundreds of independent readings)
+        wts = [np.sqrt(min(1.0, EFFECTIVE_PER_SIDE / max(len(p), 1))) for _, p in sides]
+        wts += [np.sqrt(min(1.0, EFFECTIVE_PER_LINE / max(len(p), 1))) for p, _, _ in lines]
 
-    def data(x: np.ndarray) -> list[np.ndarray]:
-        R, Cc, KK, kk, h = _unpack(x, size, f0)
-        res = [rays_to_plane(p, KK, kk, R, Cc, h)[:, ax] - v for (ax, v), p in sides]
-        res += [rays_to_plane(p, KK, kk, R, Cc, 0.0)[:, ax] - v for p, ax, v in lines]
-        if len(mp):
-            res.append((rays_to_plane(mp, KK, kk, R, Cc, 0.0) - mx).ravel())
-        return res
+        def data(x: np.ndarray) -> list[np.ndarray]:
+            R, Cc, KK, kk, h = _unpack(x, size, f0)
+            res = [rays_to_plane(p, KK, kk, R, Cc, h)[:, ax] - v for (ax, v), p in sides]
+            res += [rays_to_plane(p, KK, kk, R, Cc, 0.0)[:, ax] - v for p, ax, v in lines]
+            if len(mp):
+                res.append((rays_to_plane(mp, KK, kk, R, Cc, 0.0) - mx).ravel())
+            return res
 
-    def fun(x: np.ndarray, weighted: bool = True) -> np.ndarray:
-        res = data(x)
-        if weighted:
-            wts = w_side + w_line + [1.0] * (len(res) - len(w_side) - len(w_line))
-            res = [r * wt for r, wt in zip(res, wts, strict=True)]
-        if f_prior:
-            res.append(np.array([(x[6] - 1.0) * F_PRIOR_WEIGHT]))
-        if solve_nose:
-            res.append(np.array([(x[9] * _SCALE[9] - hn) / hn * NOSE_PRIOR_WEIGHT]))
-        return np.concatenate(res)
+        def fun(x: np.ndarray) -> np.ndarray:
+            res = data(x)
+            res = [r * wt for r, wt in zip(res, wts + [1.0] * (len(res) - len(wts)), strict=True)]
+            if f_prior:
+                res.append(np.array([(x[6] - 1.0) * F_PRIOR_WEIGHT]))
+            if solve_nose:
+                res.append(np.array([(x[9] * _SCALE[9] - hn) / hn * NOSE_PRIOR_WEIGHT]))
+            return np.concatenate(res)
+
+        return data, fun
 
     w = size[0]
     hb = (NOSE_BOUNDS[0] * hn, NOSE_BOUNDS[1] * hn) if solve_nose else (hn - 1e-6, hn + 1e-6)
@@ -140,15 +144,26 @@ def refine_camera(
     hi[:6] /= _SCALE[:6]
     x0 = np.r_[rvec.ravel(), C / 1000, f / f0, dist[0] / 0.1, dist[1] / 0.1, hn / _SCALE[9]]
     x0 = np.clip(x0, lo + 1e-9, hi - 1e-9)
-    sol = least_squares(
-        fun, x0, bounds=(lo, hi), loss="huber", f_scale=0.5, x_scale="jac", max_nfev=200
-    )
+    # robust first (Huber), then plain least squares over the inliers: the priors must
+    # not fall into Huber's linear tail, where they would hardly pull at all
+    data, fun = problem(sides, lines, mp, mx)
+    kw = {"bounds": (lo, hi), "x_scale": "jac", "max_nfev": 200}
+    sol = least_squares(fun, x0, loss="huber", f_scale=0.5, **kw)
+    r0 = data(sol.x)
+    tol = max(2.0, 4 * 1.4826 * float(np.median(np.abs(np.concatenate(r0)))))
+    n_s, n_l = len(sides), len(lines)
+    sides_in = [(tv, p[np.abs(r) <= tol]) for (tv, p), r in zip(sides, r0[:n_s], strict=True)]
+    lines_in = [
+        (p[np.abs(r) <= tol], ax, v)
+        for (p, ax, v), r in zip(lines, r0[n_s : n_s + n_l], strict=True)
+    ]
+    ok_m = np.hypot(*r0[-1].reshape(-1, 2).T) <= tol if len(mp) else np.zeros(0, bool)
+    _, fun_in = problem(sides_in, lines_in, mp[ok_m], mx[ok_m])
+    sol = least_squares(fun_in, sol.x, loss="linear", **kw)
     R, Cc, KK, kk, h = _unpack(sol.x, size, f0)
     t = -R @ Cc
     Hn = np.linalg.inv(KK @ np.c_[R[:, 0], R[:, 1], t])
-    full = fun(sol.x, weighted=False)
-    priors = int(bool(f_prior)) + int(solve_nose)
-    res = full[: len(full) - priors]
+    res = np.concatenate(data(sol.x))
     nm = 2 * len(mp)
     if nm:  # marking residuals as distances
         res = np.r_[res[: len(res) - nm], np.hypot(*res[len(res) - nm :].reshape(-1, 2).T)]

@@ -26,6 +26,8 @@ from contract.calib import Calibration, CalibrationFile, Distortion
 from contract.tables import TableSpec
 
 SIDES = ("front", "right", "back", "left")
+LINED_KINDS = ("pyramid", "carom")  # tables whose spec lines are drawn on the cloth
+SPOTTED_KINDS = ("pyramid", "carom", "pool")  # ... and whose spec spots are (head, centre, foot)
 
 
 @dataclass
@@ -403,8 +405,12 @@ def _camera_block(pose: Pose, cam: np.ndarray, cfit) -> dict:
 def _spots(
     light: np.ndarray, tp: mk.ToPx, table: TableSpec
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Point markings found near where the model puts them: (name, recorded px, mm)."""
-    named = []
+    """Point markings found near where the model puts them: (name, recorded px, mm); none
+    on tables whose spec spots are not drawn on the cloth (snooker: its own spots
+    lie elsewhere, and balls sit on them)."""
+    named: list[tuple[str, np.ndarray, np.ndarray]] = []
+    if table.kind not in SPOTTED_KINDS:
+        return named
     for name, xy in {
         **{f"spot:{a}": b for a, b in table.spots.items()},
         **{f"skittle:{a}": b for a, b in table.skittle_spots.items()},
@@ -435,6 +441,8 @@ def _line_marks(
     (recorded px, axis, value mm); points over 8 mm off where the model puts the line are
     dropped (a ball, a shadow)."""
     out: LineMarks = []
+    if table.kind not in LINED_KINDS:  # a pool or snooker table has no such lines: a
+        return out  # projected drawing or a baulk line there must not pass for one
     for name, (a, b) in table.lines.items():
         if names is not None and name not in names:
             continue
