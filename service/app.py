@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contract.errors import ContractError
 from service.core import Conflict, NotFound, Unprocessable
+from service.db import DatabaseUnavailable
 from service.deps import open_runtime
 from service.fastpoll import ScoreboardFastPath
 from service.settings import Settings, get_settings
@@ -147,6 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(NulInText)
     async def _422(_: Request, e: Exception) -> JSONResponse:
         return JSONResponse({"detail": str(e).splitlines()[0]}, 422)
+
+    @app.exception_handler(DatabaseUnavailable)
+    async def _503(_: Request, e: DatabaseUnavailable) -> JSONResponse:
+        return JSONResponse({"detail": str(e).splitlines()[0]}, 503, headers={"Retry-After": "1"})
 
     @app.exception_handler(RequestValidationError)
     async def _422v(_: Request, e: RequestValidationError) -> JSONResponse:

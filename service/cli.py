@@ -25,6 +25,7 @@ HANDLERS: dict[str, str] = {
     "score": "bench.score_cli:run_cli",
     "schema": "service.schema_cli:run_cli",
     "bench": "bench.cli:run_cli",
+    "worker": "service.cluster.worker:run_cli",
 }
 
 
@@ -109,6 +110,18 @@ def _parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("schema", help="write the JSON Schemas of MATCH.json and CALIB.json")
     m.add_argument("--out", default="schemas")
+
+    w = sub.add_parser("worker", help="watch one table and publish to NATS (broker mode)")
+    w.add_argument("--table", type=int, required=True, help="the table's id in the service")
+    w.add_argument("--camera", required=True, help="camera index, rtsp:// or http:// URL, or file")
+    w.add_argument("--broker", help="nats://HOST:4222 (default TABLEMON_BROKER)")
+    w.add_argument("--spec", help="table spec (default: a file's NAME.truth.json table)")
+    w.add_argument("--calibration", help="CALIB.json (default: a file's NAME.calib.json)")
+    w.add_argument("--outbox", help="outbox folder (default TABLEMON_DATA/worker-ID)")
+    w.add_argument("--positions-hz", type=float, default=5.0, help="live positions rate")
+    w.add_argument(
+        "--simulate", action="store_true", help="publish a file's ground-truth shots, no decoding"
+    )
 
     b = sub.add_parser("bench", help="run a benchmark, print a table, write JSON")
     b.add_argument("name")

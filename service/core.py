@@ -8,6 +8,7 @@ id, which grows on every change and survives a restart).
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -16,13 +17,42 @@ from dataclasses import dataclass
 from contract.match import RefereeInput, Shot
 from contract.tables import load_table
 from service.broker import Broker
-from service.db import Database, MatchRow
+from service.db import Database, DatabaseUnavailable, MatchRow
 from service.errors import Conflict, NotFound, Unprocessable
 from service.judging import Judged, judge
 from service.questions import question_view, signature, summary
 from service.texts import verdict_text
 
 CACHED_MATCHES = 256  # judged matches kept in memory
+
+
+class _Stale(Exception):
+    """Another API process changed the match between this one's read and its write."""
+
+    def __init__(self, match_id: int) -> None:
+        self.match_id = match_id
+
+
+def _retrying(fn: Callable) -> Callable:
+    """A change that met another process's change of the match (:class:`_Stale`) is
+    redone on the new state (3 tries); one cut by a lost database connection is redone once
+    on a new connection, then :class:`DatabaseUnavailable` (503) goes to the caller."""
+
+    @functools.wraps(fn)
+    def run(self: MatchService, *args: object, **kw: object) -> object:
+        db_retried = False
+        for _ in range(3):
+            try:
+                return fn(self, *args, **kw)
+            except _Stale as e:
+                self.forget(e.match_id)
+            except DatabaseUnavailable:
+                if db_retried:
+                    raise
+                db_retried = True
+        raise Conflict("the match changed on another API process meanwhile; try again")
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -153,6 +183,7 @@ class MatchService:
         return src is not None and not is_camera_url(src)
 
     # -- writing --------------------------------------------------------------------------
+    @_retrying
     def create_match(self, data: dict, who: str) -> MatchRow:
         """``data``: a validated MatchIn dump. The table spec defaults to the table's."""
         if data.get("table_id") is not None:
@@ -181,11 +212,20 @@ class MatchService:
         self._settle(c)
         return self.match(m.id)
 
-    def add_shot(self, match_id: int, shot: dict, who: str) -> tuple[int, Judged]:
+    @_retrying
+    def add_shot(
+        self, match_id: int, shot: dict, who: str, key: str | None = None
+    ) -> tuple[int, Judged]:
         """Store a shot (a contract §8 shot as JSON; index optional) after the adjudicator
         accepts it. A pending classic call goes into its referee input. The judging runs
-        under the match's own lock, not the database's, so readers never wait for it."""
+        under the match's own lock, not the database's, so readers never wait for it.
+        ``key``: the message id of a shot from a remote table (broker mode): stored with the
+        shot in its transaction, and a shot whose key is stored already is not stored again
+        (its stored index is returned)."""
         with self._lock_for(match_id):
+            if key is not None and (seen := self.db.ingested(key)) is not None:
+                return seen[1] or 0, self.current(match_id).judged
+            base = self.db.last_event_id(match_id)
             old = self.current(match_id).judged
             m = self.match(match_id)
             last = self.db.last_shot_index(match_id)
@@ -205,17 +245,25 @@ class MatchService:
             j = self._judge(m, [*stored, shot])
             judged_shot = j.match.shots[-1].model_dump(mode="json", exclude_none=True)
             with self.db.write():
+                self._check(match_id, base)
+                if key is not None:
+                    if (seen := self.db.ingested(key)) is not None:
+                        return seen[1] or 0, self.current(match_id).judged
+                    self.db.add_ingested(key, m.table_id, match_id, idx)
                 self.db.add_shot(match_id, idx, shot)
                 if call:
                     pending = {k: v for k, v in m.pending.items() if k != "call"}
                     self.db.set_pending(match_id, pending)
                     m = MatchRow(m.id, m.table_id, m.settings, pending, m.created)
                 data = {"match": match_id, "shot": judged_shot}
+                if key is not None:  # a remote table's shot: its message id
+                    data["key"] = key
                 self.db.add_event("shot", data, match_id, m.table_id)
                 c = self._state_event(m, j, old)
             self._settle(c)
         return idx, j
 
+    @_retrying
     def correct(
         self,
         match_id: int,
@@ -227,7 +275,8 @@ class MatchService:
         """Apply a referee correction to one shot's referee input (default: the last shot),
         audit it, recompute the state. 409 when the match has no such shot."""
         with self._lock_for(match_id):
-            old = self.current(match_id).judged
+            cur = self.current(match_id)
+            old, base = cur.judged, cur.rev
             m = self.match(match_id)
             rows = self.db.shots(match_id)
             if not rows:
@@ -246,6 +295,7 @@ class MatchService:
             before = {"referee": _dump(before_ref), "verdict": _verdict(old, pos)}
             after = {"referee": _dump(after_ref), "verdict": _verdict(j, pos)}
             with self.db.write():
+                self._check(match_id, base)
                 self.db.replace_shot(match_id, idx, new_shot)
                 self.db.add_audit(match_id, idx, who, action, before, after)
                 data = {"match": match_id, "shot": idx, "action": action, "who": who, **after}
@@ -254,11 +304,14 @@ class MatchService:
             self._settle(c)
         return j
 
+    @_retrying
     def set_pending_call(self, match_id: int, call: dict, who: str) -> None:
         with self._lock_for(match_id):
-            j = self.current(match_id).judged
+            cur = self.current(match_id)
+            j = cur.judged
             m = self.match(match_id)
             with self.db.write():
+                self._check(match_id, cur.rev)
                 self.db.set_pending(match_id, {**m.pending, "call": call})
                 self.db.add_audit(match_id, None, who, "call", m.pending.get("call"), call)
                 data = {"match": match_id, "action": "call", "call": call}
@@ -266,9 +319,11 @@ class MatchService:
                 c = self._state_event(self.match(match_id), j)
             self._settle(c)
 
+    @_retrying
     def set_lag(self, match_id: int, winner: str, who: str) -> None:
         """The lag's winner breaks; only before the first shot."""
         with self._lock_for(match_id):
+            base = self.db.last_event_id(match_id)
             m = self.match(match_id)
             if self.db.last_shot_index(match_id):
                 raise Conflict(f"match {match_id}: the lag is settled before the first shot")
@@ -276,6 +331,7 @@ class MatchService:
             m2 = MatchRow(m.id, m.table_id, settings, m.pending, m.created)
             j = self._judge(m2, [])
             with self.db.write():
+                self._check(match_id, base)
                 self.db.set_match_settings(match_id, settings)
                 before = m.settings.get("breaker_player")
                 self.db.add_audit(match_id, None, who, "lag", before, winner)
@@ -284,8 +340,37 @@ class MatchService:
                 c = self._state_event(m2, j)
             self._settle(c)
 
+    # -- other API processes' changes (broker mode, service.cluster.notify) ---------------
+    def forget(self, match_id: int) -> None:
+        """Drop the match's cached state (read again from the database when next asked)."""
+        with self._cache_lock:
+            self._cache.pop(match_id, None)
+
+    def refresh(self, match_id: int, rev: int) -> None:
+        """Another process committed the match's change ``rev``: unless this process has it
+        already, read the match again and build its views, so the next poll is answered
+        from memory with the new state."""
+        with self._cache_lock:
+            c = self._cache.get(match_id)
+        if c is not None and c.rev >= rev:
+            return
+        with self._lock_for(match_id):
+            self.forget(match_id)
+            try:
+                c = self.current(match_id)
+            except (NotFound, Unprocessable):
+                return
+            self._settle(c, publish=False)
+
     # -- helpers --------------------------------------------------------------------------
-    def _settle(self, c: Current) -> None:
+    def _check(self, match_id: int, base: int) -> None:
+        """Inside the write transaction: the match is still at ``base`` (else another API
+        process changed it after this one read it: :class:`_Stale`, the change is redone).
+        On PostgreSQL every write transaction holds one advisory lock, so this is exact."""
+        if self.db.last_event_id(match_id) != base:
+            raise _Stale(match_id)
+
+    def _settle(self, c: Current, publish: bool = True) -> None:
         """After the commit: the new state and the views built from it by the
         :attr:`on_change` hooks (the scoreboards' bytes) become visible together, so a
         reader sees the old rev or the new one, each complete, and no reader builds them;
@@ -306,7 +391,8 @@ class MatchService:
                     self._memo.move_to_end(full)
                 while len(self._memo) > 4 * CACHED_MATCHES:
                     self._memo.popitem(last=False)
-        self.broker.publish()
+        if publish:
+            self.broker.publish()
 
     def _judge(self, m: MatchRow, shots: list[dict]) -> Judged:
         try:

@@ -10,10 +10,11 @@ values, never rows. One connection guarded by a lock (the API process is the onl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +83,34 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: a replay may carry its CALIB.json
     "ALTER TABLE replays ADD COLUMN calibration TEXT",
+    # 3: broker mode (service/cluster): the message ids stored (a re-sent shot is stored
+    # once) and which match each remote table's shots feed
+    """
+    CREATE TABLE ingested (
+        msg_id TEXT PRIMARY KEY,
+        table_id INTEGER,
+        match_id INTEGER,
+        shot_idx INTEGER,
+        at REAL NOT NULL
+    );
+    CREATE TABLE table_feeds (
+        table_id INTEGER PRIMARY KEY REFERENCES tables(id),
+        match_id INTEGER REFERENCES matches(id),
+        at REAL NOT NULL
+    );
+    """,
 )
+# pg_advisory_xact_lock key taken by every PostgreSQL write transaction: commits happen in
+# event-id order, so a process reading the events after the last id it has seen never
+# skips one that another process committed late (several API processes on one database)
+_WRITE_LOCK = 0x7AB1F
+NOTIFY_CHANNEL = "tablemon_events"
+
+
+def _unavailable(e: BaseException) -> str:
+    return (
+        f"database unavailable ({' '.join(str(e).split())[:160]}); nothing was recorded, try again"
+    )
 
 
 def _j(v: Any) -> str | None:
@@ -166,22 +194,72 @@ class ReplayRow:
         return cls(*r[:11], calibration=_l(r[11]) if len(r) > 11 else None)
 
 
+class DatabaseUnavailable(RuntimeError):
+    """The database server cannot be reached (-> 503 with this message)."""
+
+
 class Database:
-    """The repository. ``with db.write():`` groups statements into one transaction."""
+    """The repository. ``with db.write():`` groups statements into one transaction.
+
+    On PostgreSQL a lost connection (the server restarted) is opened again on the next
+    statement; a read outside a transaction is retried once; a transaction cut by it raises
+    :class:`DatabaseUnavailable` (its caller retries the change once, then answers 503).
+    Every write transaction that added events ends with a ``NOTIFY`` on
+    :data:`NOTIFY_CHANNEL` (``{"m": {match: last event id}, "last": id}``), sent by the
+    server at commit: the other API processes' caches listen (:mod:`service.cluster.notify`).
+    """
 
     def __init__(self, path: str | Path) -> None:
         """``path``: a SQLite file (or ``:memory:``) or a ``postgresql://`` URL."""
+        self._target = path
         self._b = connect(path)
         self.backend = self._b.name  # "sqlite" | "postgres"
         self.path = None if self.backend == "postgres" else Path(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._touched: dict[int | None, int] = {}  # match -> last event id, this transaction
         self.migrate()
 
     # -- plumbing -------------------------------------------------------------------------
     def close(self) -> None:
         with self._lock:
             self._b.close()
+
+    def _lost(self, e: BaseException) -> bool:
+        """Whether ``e`` is a lost PostgreSQL connection (not a refused statement)."""
+        return self.backend == "postgres" and self._b.lost(e)
+
+    def reconnect(self) -> None:
+        """Open the PostgreSQL connection again (one clear error when it cannot)."""
+        with self._lock:
+            if self.backend != "postgres":
+                return
+            with contextlib.suppress(Exception):
+                self._b.close()
+            try:
+                self._b = connect(self._target)
+            except ValueError as e:
+                raise DatabaseUnavailable(f"database unavailable: {e}") from None
+
+    def _run(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` on the connection; a lost connection is reopened and, outside a
+        transaction, ``fn`` retried once."""
+        with self._lock:
+            try:
+                return fn()
+            except Exception as e:
+                if not self._lost(e):
+                    raise
+                inside = self._depth > 0
+                self.reconnect()
+                if inside:
+                    raise DatabaseUnavailable(_unavailable(e)) from None
+            try:
+                return fn()
+            except Exception as e:
+                if self._lost(e):
+                    raise DatabaseUnavailable(_unavailable(e)) from None
+                raise
 
     @property
     def version(self) -> int:
@@ -217,35 +295,55 @@ class Database:
         with self._lock:
             outer = self._depth == 0
             if outer:
-                self._b.begin()
+                self._run(self._begin)
             self._depth += 1
             try:
                 yield
             except BaseException:
                 self._depth -= 1
                 if outer:
-                    self._b.execute("ROLLBACK")
+                    self._touched = {}
+                    with contextlib.suppress(Exception):
+                        self._b.execute("ROLLBACK")
                 raise
             self._depth -= 1
             if outer:
-                self._b.execute("COMMIT")
+                try:
+                    self._commit()
+                except Exception as e:
+                    if self._lost(e):
+                        self.reconnect()
+                        raise DatabaseUnavailable(_unavailable(e)) from None
+                    raise
+
+    def _begin(self) -> None:
+        self._b.begin()
+        self._touched = {}
+        if self.backend == "postgres":
+            self._b.execute("SELECT pg_advisory_xact_lock(?)", (_WRITE_LOCK,))
+
+    def _commit(self) -> None:
+        touched, self._touched = self._touched, {}
+        if touched and self.backend == "postgres":
+            payload = {
+                "m": {str(k): v for k, v in touched.items() if k is not None},
+                "last": max(touched.values()),
+            }
+            self._b.execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, _j(payload)))
+        self._b.execute("COMMIT")
 
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self._b.execute(sql, args).fetchall()
+        return self._run(lambda: self._b.execute(sql, args).fetchall())
 
     def _q1(self, sql: str, args: tuple = ()) -> tuple | None:
-        with self._lock:
-            return self._b.execute(sql, args).fetchone()
+        return self._run(lambda: self._b.execute(sql, args).fetchone())
 
     def _x(self, sql: str, args: tuple = ()) -> None:
-        with self._lock:
-            self._b.execute(sql, args)
+        self._run(lambda: self._b.execute(sql, args))
 
     def _ins(self, sql: str, args: tuple) -> int:
         """An INSERT into a table with an ``id``; the new id."""
-        with self._lock:
-            return self._b.insert(sql, args)
+        return self._run(lambda: self._b.insert(sql, args))
 
     # -- tables ---------------------------------------------------------------------------
     def add_table(self, name: str, source: str, spec: str, calibration: dict | None) -> TableRow:
@@ -341,10 +439,14 @@ class Database:
     def add_event(
         self, kind: str, data: dict, match_id: int | None = None, table_id: int | None = None
     ) -> int:
-        return self._ins(
+        i = self._ins(
             "INSERT INTO events(match_id, table_id, at, kind, data) VALUES (?,?,?,?,?)",
             (match_id, table_id, time.time(), kind, _j(data)),
         )
+        with self._lock:
+            if self._depth > 0:
+                self._touched[match_id] = i
+        return i
 
     def events(
         self,
@@ -371,6 +473,39 @@ class Database:
         else:
             r = self._q1("SELECT max(id) FROM events WHERE match_id=?", (match_id,))
         return int(r[0] or 0) if r else 0
+
+    # -- broker mode: message ids stored, the match each remote table feeds -------------
+    def ingested(self, msg_id: str) -> tuple[int | None, int | None] | None:
+        """``(match_id, shot_idx)`` stored for a message id, or None (not seen yet)."""
+        r = self._q1("SELECT match_id, shot_idx FROM ingested WHERE msg_id=?", (msg_id,))
+        return None if r is None else (r[0], r[1])
+
+    def add_ingested(
+        self, msg_id: str, table_id: int | None, match_id: int | None, shot_idx: int | None
+    ) -> None:
+        self._x(
+            "INSERT INTO ingested(msg_id, table_id, match_id, shot_idx, at) VALUES (?,?,?,?,?)",
+            (msg_id, table_id, match_id, shot_idx, time.time()),
+        )
+
+    def set_feed(self, table_id: int, match_id: int | None) -> None:
+        """The match the table's remote shots feed (None: none, the shots are kept as
+        table events)."""
+        with self.write():
+            self._x("DELETE FROM table_feeds WHERE table_id=?", (table_id,))
+            self._x(
+                "INSERT INTO table_feeds(table_id, match_id, at) VALUES (?,?,?)",
+                (table_id, match_id, time.time()),
+            )
+
+    def feed(self, table_id: int) -> int | None:
+        """The match fed by the table: the one set by :meth:`set_feed`, else the table's
+        newest match, else None."""
+        r = self._q1("SELECT match_id FROM table_feeds WHERE table_id=?", (table_id,))
+        if r is not None:
+            return r[0]
+        r = self._q1("SELECT max(id) FROM matches WHERE table_id=?", (table_id,))
+        return None if r is None or r[0] is None else int(r[0])
 
     # -- replays --------------------------------------------------------------------------
     def add_replay(

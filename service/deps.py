@@ -73,7 +73,16 @@ def open_runtime(app_state: object, settings: Settings) -> Runtime:
             broker = Broker(db)
             rt = Runtime(settings, db, MatchService(db, broker), broker)
             rt.extras["replays"] = ReplayRunner(db, settings, broker)
-            rt.extras["live"] = LiveManager(rt.service, settings, settings.live_vision)
+            if settings.broker:  # broker mode: the tables' workers run elsewhere
+                from service.cluster.consumer import RemoteTables
+
+                rt.extras["live"] = RemoteTables(rt.service, settings)
+            else:
+                rt.extras["live"] = LiveManager(rt.service, settings, settings.live_vision)
+            if db.backend == "postgres":  # other API processes' changes, on the same database
+                from service.cluster.notify import ChangeListener
+
+                rt.extras["listen"] = ChangeListener(settings.db_target, rt.service)
             rt.extras["calibrate"] = Calibrator(db, settings, broker)
             rt.service.on_change.append(lambda c, db=db: prebuild(db, c))
             runtimes[key] = rt

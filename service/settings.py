@@ -63,6 +63,33 @@ class Settings(BaseSettings):
         default=True, description="after start, move every object to the permanent GC generation"
     )
     sse_ping_s: float = Field(default=15.0, gt=0, description="SSE keep-alive comment period")
+    # broker mode (service/cluster): tables watched by remote `tablemon worker`s
+    broker: str | None = Field(
+        default=None,
+        description="nats://HOST:PORT[,nats://...]: tables' shots come from remote workers "
+        "through NATS JetStream (unset: the embedded default, child-process workers)",
+    )
+    broker_user: str | None = Field(
+        default=None, description="NATS user (a worker's default: table-ID)"
+    )
+    broker_token: str | None = Field(
+        default=None,
+        description="NATS password of broker_user, or the server's token when no user is set",
+    )
+    broker_outbox: Path | None = Field(
+        default=None, description="a worker's outbox folder (default DATA/worker-ID)"
+    )
+
+    @field_validator("broker", mode="after")
+    @classmethod
+    def _check_broker(cls, v: str | None) -> str | None:
+        """``nats://`` / ``tls://`` URLs, comma-separated; empty = unset."""
+        if v is None or not v.strip():
+            return None
+        for url in v.split(","):
+            if not url.strip().startswith(("nats://", "tls://")):
+                raise ValueError(f"TABLEMON_BROKER: {url.strip()!r} is not a nats:// URL")
+        return v.strip()
 
     @field_validator("cors_origins", mode="before")
     @classmethod

@@ -75,6 +75,9 @@ class SqliteBackend:
     def version(self) -> int:
         return int(self.c.execute("PRAGMA user_version").fetchone()[0])
 
+    def lost(self, e: BaseException) -> bool:
+        return False
+
     def set_version(self, n: int) -> None:
         self.c.execute(f"PRAGMA user_version={int(n)}")
 
@@ -131,6 +134,12 @@ class PostgresBackend:
 
     def version(self) -> int:
         return int(self.c.execute("SELECT version FROM tablemon_schema").fetchone()[0])
+
+    def lost(self, e: BaseException) -> bool:
+        """``e`` came from a connection that is gone (server restarted or unreachable)."""
+        import psycopg
+
+        return bool(self.c.closed or self.c.broken or isinstance(e, psycopg.InterfaceError))
 
     def set_version(self, n: int) -> None:
         self.c.execute("UPDATE tablemon_schema SET version=%s", (int(n),))
