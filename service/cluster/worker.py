@@ -375,7 +375,10 @@ class TableWorker:
                     ack = await js.publish(subj, payload, timeout=2, headers={"Nats-Msg-Id": key})
                 except Exception as e:
                     self.outbox.tried(key)
-                    self.state["last_error"] = f"publish: {type(e).__name__}: {e}".splitlines()[0]
+                    why = f"publish: {type(e).__name__}: {e}".splitlines()[0]
+                    if why != self.state["last_error"]:
+                        self.log(f"not sent {key} ({len(self.outbox)} kept): {why}")
+                    self.state["last_error"] = why
                     if self.stop.is_set() and time.monotonic() > self._deadline:
                         return
                     await asyncio.sleep(0.5)

@@ -42,9 +42,11 @@ class Nats:
         return f"nats://127.0.0.1:{self.port}"
 
     def start(self) -> Nats:
-        cmd = [self.binary, "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.dir)]
-        if self.config is not None:
+        cmd = [self.binary, "-a", "127.0.0.1", "-p", str(self.port)]
+        if self.config is not None:  # it has its jetstream block (store in self.dir)
             cmd += ["-c", str(self.config)]
+        else:
+            cmd += ["-js", "-sd", str(self.dir)]
         with open(self.dir / "log", "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
         end = time.monotonic() + 20
