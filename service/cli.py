@@ -122,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--simulate", action="store_true", help="publish a file's ground-truth shots, no decoding"
     )
+    w.add_argument(
+        "--truth", action="store_true", help="decode the file, publish its ground-truth shots"
+    )
 
     b = sub.add_parser("bench", help="run a benchmark, print a table, write JSON")
     b.add_argument("name")

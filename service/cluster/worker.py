@@ -110,6 +110,7 @@ class TableWorker:
         spec: str | None = None,
         calibration: dict | None = None,
         simulate: bool = False,
+        truth: bool = False,
         positions_hz: float = 5.0,
         health_every_s: float = 1.0,
         drain_s: float = 30.0,
@@ -121,6 +122,7 @@ class TableWorker:
             )
         self.table, self.source, self.settings = table_id, source, settings
         self.spec, self.calibration, self.simulate = spec, calibration, simulate
+        self.truth = truth  # decode the frames, take the shots from the ground truth
         self.positions_hz, self.health_every_s, self.drain_s = positions_hz, health_every_s, drain_s
         self.log = log or (lambda s: print(s, flush=True))
         folder = settings.broker_outbox or settings.data / f"worker-{table_id}"
@@ -194,15 +196,12 @@ class TableWorker:
         from service.live import PROCESSOR, _load_processor, truth_sidecar
 
         side = truth_sidecar(self.source)
-        if self.simulate:
+        if self.simulate or self.truth:
             if side is None:
-                raise ValueError(f"{self.source}: --simulate needs its NAME.truth.json")
+                raise ValueError(f"{self.source}: --simulate/--truth need its NAME.truth.json")
             truth = TruthShots(side, after_t)
-            return (
-                truth,
-                truth.in_shot,
-                f"simulated: ground-truth shots of {side.name}, no video decoded",
-            )
+            how = "no video decoded" if self.simulate else "frames decoded, no vision run"
+            return truth, truth.in_shot, f"simulated: ground-truth shots of {side.name}, {how}"
         watch = MotionWatch()
         last_pub = [0.0]
 
@@ -496,6 +495,7 @@ def run_cli(args: argparse.Namespace) -> int:
             spec = json.loads(truth.read_text(encoding="utf-8")).get("table")
     w = TableWorker(
         args.table, source, settings, spec=spec, calibration=calib, simulate=args.simulate,
+        truth=args.truth,
         positions_hz=args.positions_hz,
     )  # fmt: skip
     code = w.run()

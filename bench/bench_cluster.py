@@ -1,0 +1,316 @@
+"""``tablemon bench cluster``: a hall on one machine: nats-server -js, PostgreSQL, two API
+processes, one ``tablemon worker`` process per table, pollers and SSE clients.
+
+Each table plays a recorded fixture (``fixtures/videos``, table i the i-th of them in turn)
+as a live camera at its real rate, ``passes`` times (a new match on the table each pass).
+``decoding`` of the workers decode their video frame by frame (``--truth``); the rest run
+``--simulate`` (the same clock and shots, no decoding), since this machine has 2 cores;
+every worker takes its shots from the fixture's ground truth (no vision: its CPU cost is
+the vision bench's subject). Every worker is a real process with its own NATS connection and
+on-disk outbox. Measured:
+
+- shots kept by the workers (their outbox log) vs shots stored (PostgreSQL: one row each,
+  its message id in ``ingested``): stored exactly once, none missing, none doubled;
+- poll latency (scoreboard JSON, request sent -> response read), over both API processes;
+- SSE delivery of a shot: the worker's outbox write (right before its publish) -> the event
+  read by an SSE client (both clocks are this machine's), every client;
+- load average before/after, the processes that ran at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.bench_service import _Conn
+
+ROOT = Path(__file__).resolve().parent.parent
+VIDEOS = ROOT / "fixtures" / "videos"
+TOKEN = "bench-token"
+KEY = re.compile(r'"key":"([^"]+)"')
+KEPT = re.compile(r"^kept (\S+) shots at ([0-9.]+)$")
+
+
+def _pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return round(s[min(len(s) - 1, int(q * len(s)))], 2)
+
+
+def _helpers() -> tuple:
+    """The tests' nats-server and PostgreSQL starters (tests/service)."""
+    sys.path.insert(0, str(ROOT / "tests" / "service"))
+    from natsd import Nats, find_nats
+    from pgcluster import Cluster, find_bin
+
+    return Nats, find_nats, Cluster, find_bin
+
+
+def _api(port: int, env: dict, log: Path) -> subprocess.Popen:
+    from service.serve import server_command
+
+    with open(log, "ab") as f:
+        return subprocess.Popen(
+            server_command(port), env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=f
+        )
+
+
+def _wait_http(url: str, p: subprocess.Popen, log: Path) -> None:
+    import httpx
+
+    end = time.monotonic() + 90
+    while time.monotonic() < end:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(url + "/openapi.json", timeout=2).status_code == 200:
+                return
+        if p.poll() is not None:
+            break
+        time.sleep(0.2)
+    raise RuntimeError(f"bench_cluster: the API did not start: {log.read_text()[-800:]}")
+
+
+async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
+    """Tables, workers and clients; returns the raw measurements."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    hosts = [u.removeprefix("http://").split(":") for u in urls]
+    ctl = _Conn(hosts[0][0], int(hosts[0][1]))
+    fixtures = sorted(VIDEOS.glob("*.truth.json"))
+    current: dict[int, int] = {}  # table -> its current match
+    matches: list[int] = []
+    for i in range(cfg["tables"]):
+        fx = fixtures[i % len(fixtures)]
+        truth = json.loads(fx.read_text())
+        body = {"name": f"table {i + 1}", "source": "0", "spec": truth["table"]}
+        st, raw = await ctl.request("POST", "/tables", auth, json.dumps(body).encode())
+        assert st == 201, raw
+        tid = json.loads(raw)["id"]
+        m = {"game": truth["game"], "players": {"A": "A", "B": "B"}, "table_id": tid}
+        st, raw = await ctl.request("POST", "/matches", auth, json.dumps(m).encode())
+        assert st == 201, raw
+        current[tid] = json.loads(raw)["id"]
+        matches.append(current[tid])
+    poll_ms: list[float] = []
+    errors = {"poll": 0}
+    got: list[dict[str, float]] = [{} for _ in range(cfg["sse"])]
+    stop = asyncio.Event()
+    connected = [0]
+    tids = sorted(current)
+
+    async def poller(k: int) -> None:
+        host, port = hosts[k % len(hosts)]
+        conn = _Conn(host, int(port))
+        await conn.open()
+        await asyncio.sleep(random.random())
+        nxt = time.monotonic()
+        while not stop.is_set():
+            path = f"/scoreboard/matches/{current[tids[k % len(tids)]]}.json"
+            t0 = time.perf_counter()
+            try:
+                status, _ = await conn.request("GET", path)
+                if status != 200:
+                    raise OSError(status)
+                poll_ms.append((time.perf_counter() - t0) * 1000)
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                errors["poll"] += 1
+                conn.close()
+                conn = _Conn(host, int(port))
+                with contextlib.suppress(OSError):
+                    await conn.open()
+            nxt += 1.0
+            await asyncio.sleep(max(0.0, nxt - time.monotonic()))
+        conn.close()
+
+    async def sse_client(k: int) -> None:
+        host, port = hosts[k % len(hosts)]
+        conn = _Conn(host, int(port))
+        await conn.open()
+        await conn.send("GET", "/stream")
+        await conn.head()
+        connected[0] += 1
+        kind = None
+        try:
+            while True:
+                line = (await conn.r.readline()).decode()  # type: ignore[union-attr]
+                if not line:
+                    return
+                if line.startswith("event: "):
+                    kind = line[7:].strip()
+                elif line.startswith("data: ") and kind == "shot":
+                    found = KEY.search(line)
+                    if found and found[1] not in got[k]:
+                        got[k][found[1]] = time.time()
+        finally:
+            conn.close()
+
+    async def table(i: int, tid: int) -> list[int]:
+        fx = fixtures[i % len(fixtures)]
+        video = fx.with_name(fx.name.replace(".truth.json", ".mp4"))
+        how = "--truth" if i < cfg["decoding"] else "--simulate"
+        pids = []
+        for p in range(cfg["passes"]):
+            if p > 0:
+                m = {"game": json.loads(fx.read_text())["game"], "players": {"A": "A", "B": "B"},
+                     "table_id": tid}  # fmt: skip
+                c = _Conn(*hosts[p % len(hosts)][:1], int(hosts[p % len(hosts)][1]))
+                st, raw = await c.request("POST", "/matches", auth, json.dumps(m).encode())
+                c.close()
+                current[tid] = json.loads(raw)["id"]
+                matches.append(current[tid])
+            env = {**os.environ, "PYTHONPATH": str(ROOT), "TABLEMON_DATA": str(tmp / "w")}
+            env.pop("TABLEMON_BROKER_USER", None)
+            with open(tmp / f"worker-{tid}.log", "ab") as log:
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "service.cli", "worker", "--table", str(tid),
+                    "--camera", str(video), "--broker", broker, how,
+                    "--outbox", str(tmp / f"outbox-{tid}"), env=env, cwd=ROOT,
+                    stdout=log, stderr=log,
+                )  # fmt: skip
+            pids.append(proc.pid)
+            await proc.wait()
+        return pids
+
+    clients = [asyncio.create_task(sse_client(k)) for k in range(cfg["sse"])]
+    clients += [asyncio.create_task(poller(k)) for k in range(cfg["pollers"])]
+    while connected[0] < cfg["sse"]:
+        await asyncio.sleep(0.05)
+    t0 = time.monotonic()
+    await asyncio.gather(*(table(i, tid) for i, tid in enumerate(tids)))
+    played_s = time.monotonic() - t0
+    await asyncio.sleep(cfg["settle_s"])  # the last shots reach every client
+    stop.set()
+    await asyncio.sleep(1.2)
+    for c in clients:
+        c.cancel()
+    await asyncio.gather(*clients, return_exceptions=True)
+    ctl.close()
+    return {"poll_ms": poll_ms, "errors": errors, "got": got, "played_s": played_s,
+            "matches": matches}  # fmt: skip
+
+
+def _kept(tmp: Path) -> dict[str, float]:
+    """Every shot the workers kept (outbox log): key -> when (Unix s)."""
+    out: dict[str, float] = {}
+    for log in tmp.glob("worker-*.log"):
+        for line in log.read_text().splitlines():
+            m = KEPT.match(line)
+            if m:
+                out.setdefault(m[1], float(m[2]))
+    return out
+
+
+def _stored(url: str) -> tuple[int, dict[str, int]]:
+    """Shot rows, and the message ids stored with one (how many times each)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        n = c.execute("SELECT count(*) FROM shots").fetchone()[0]
+        rows = c.execute(
+            "SELECT msg_id, count(*) FROM ingested WHERE shot_idx IS NOT NULL GROUP BY msg_id"
+        ).fetchall()
+    return int(n), {k: int(v) for k, v in rows}
+
+
+def run(out_dir: Path, quick: bool) -> dict:
+    cfg = (
+        {"tables": 4, "passes": 1, "decoding": 1, "pollers": 40, "sse": 10, "settle_s": 2.0}
+        if quick
+        else {"tables": 16, "passes": 2, "decoding": 2, "pollers": 400, "sse": 100, "settle_s": 3.0}
+    )
+    try:
+        import nats  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as e:
+        print(
+            f"bench cluster: skipped: {e.name} is not installed (pip install 'tablemon[cluster]')"
+        )
+        return {"skipped": f"{e.name} not installed"}
+    Nats, find_nats, Cluster, find_bin = _helpers()
+    if find_nats() is None or find_bin() is None:
+        why = "no nats-server binary" if find_nats() is None else "no PostgreSQL server binaries"
+        print(f"bench cluster: skipped: {why}")
+        return {"skipped": why}
+    tmp = Path(tempfile.mkdtemp(prefix="tablemon-bench-cluster-"))
+    nats_srv = Nats(find_nats()).start()
+    pg = Cluster(find_bin()).start()
+    apis: list[subprocess.Popen] = []
+    load0 = os.getloadavg()[0]
+    try:
+        db = pg.url()
+        env = {**os.environ, "TABLEMON_TOKEN": TOKEN, "TABLEMON_DB": db,
+               "TABLEMON_DATA": str(tmp / "data"), "TABLEMON_BROKER": nats_srv.url,
+               "TABLEMON_AUTO_CALIBRATE": "false", "PYTHONPATH": str(ROOT)}  # fmt: skip
+        ports, urls = [], []
+        for i in range(2):
+            import socket
+
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                ports.append(s.getsockname()[1])
+            urls.append(f"http://127.0.0.1:{ports[-1]}")
+            apis.append(_api(ports[-1], env, tmp / f"api-{i}.log"))
+        for u, p, i in zip(urls, apis, range(2), strict=True):
+            _wait_http(u, p, tmp / f"api-{i}.log")
+        raw = asyncio.run(_hall(cfg, urls, nats_srv.url, tmp))
+        kept = _kept(tmp)
+        n_rows, stored = _stored(db)
+    finally:
+        for p in apis:
+            p.kill()
+            p.wait()
+        nats_srv.close()
+        pg.stop()
+    load1 = os.getloadavg()[0]
+    lag = [(at - kept[k]) * 1000 for g in raw["got"] for k, at in g.items() if k in kept]
+    missed = sum(1 for g in raw["got"] for k in kept if k not in g)
+    doubled = sum(1 for v in stored.values() if v > 1)
+    res = {
+        "tables": cfg["tables"],
+        "passes": cfg["passes"],
+        "workers_decoding": cfg["decoding"],
+        "workers_simulated": cfg["tables"] - cfg["decoding"],
+        "api_processes": 2,
+        "pollers": cfg["pollers"],
+        "sse_clients": cfg["sse"],
+        "processes_at_once": cfg["tables"] + 2 + 2 + 1,  # workers, APIs, NATS+PostgreSQL, bench
+        "cores": os.cpu_count(),
+        "played_s": round(raw["played_s"], 1),
+        "shots_kept_by_workers": len(kept),
+        "shot_rows": n_rows,
+        "stored_once": len(kept) == n_rows == len(stored)
+        and set(stored) == set(kept)
+        and doubled == 0,
+        "missing": len(set(kept) - set(stored)),
+        "doubled": doubled,
+        "polls": len(raw["poll_ms"]),
+        "poll_errors": raw["errors"]["poll"],
+        "poll_p50_ms": _pct(raw["poll_ms"], 0.5),
+        "poll_p99_ms": _pct(raw["poll_ms"], 0.99),
+        "sse_deliveries": len(lag),
+        "sse_missed": missed,
+        "sse_p50_ms": _pct(lag, 0.5),
+        "sse_p99_ms": _pct(lag, 0.99),
+        "load_before": round(load0, 1),
+        "load_after": round(load1, 1),
+    }
+    print(
+        "| tables | workers (decoding/simulated) | shots kept | stored once | polls | poll p50 / p99 ms | SSE deliveries (missed) | SSE p50 / p99 ms | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        f"| {res['tables']} x {res['passes']} passes | {res['workers_decoding']}/{res['workers_simulated']} "
+        f"| {res['shots_kept_by_workers']} | {res['stored_once']} (rows {n_rows}, missing {res['missing']}, doubled {doubled}) "
+        f"| {res['polls']} ({res['poll_errors']} failed) | {res['poll_p50_ms']} / {res['poll_p99_ms']} "
+        f"| {res['sse_deliveries']} ({missed}) | {res['sse_p50_ms']} / {res['sse_p99_ms']} "
+        f"| {res['load_before']} -> {res['load_after']} |"
+    )  # fmt: skip
+    return res
