@@ -25,6 +25,7 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -186,6 +187,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
     t0 = time.monotonic()
     await asyncio.gather(*(table(i, tid) for i, tid in enumerate(tids)))
     played_s = time.monotonic() - t0
+    drain_s = await _drained(broker)  # the API processes have stored every message
     await asyncio.sleep(cfg["settle_s"])  # the last shots reach every client
     stop.set()
     await asyncio.sleep(1.2)
@@ -194,7 +196,28 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
     await asyncio.gather(*clients, return_exceptions=True)
     ctl.close()
     return {"poll_ms": poll_ms, "errors": errors, "got": got, "played_s": played_s,
-            "matches": matches}  # fmt: skip
+            "matches": matches, "drain_s": drain_s}  # fmt: skip
+
+
+async def _drained(broker: str, limit_s: float = 120.0) -> float | None:
+    """Seconds until the API processes' consumer has nothing pending or unacknowledged
+    (None: not within ``limit_s``)."""
+    import nats
+
+    from service.cluster import subjects
+
+    nc = await nats.connect(broker)
+    js = nc.jetstream()
+    t0 = time.monotonic()
+    try:
+        while time.monotonic() - t0 < limit_s:
+            info = await js.consumer_info(subjects.STREAM, subjects.DURABLE)
+            if info.num_pending == 0 and info.num_ack_pending == 0:
+                return round(time.monotonic() - t0, 2)
+            await asyncio.sleep(0.1)
+        return None
+    finally:
+        await nc.close()
 
 
 def _kept(tmp: Path) -> dict[str, float]:
@@ -208,16 +231,22 @@ def _kept(tmp: Path) -> dict[str, float]:
     return out
 
 
-def _stored(url: str) -> tuple[int, dict[str, int]]:
-    """Shot rows, and the message ids stored with one (how many times each)."""
+def _stored(url: str) -> tuple[int, dict[str, int], dict[str, float], int]:
+    """Shot rows; the message ids stored with one (how many times each) and when; table
+    events that hold a refused or unplaced shot."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as c:
         n = c.execute("SELECT count(*) FROM shots").fetchone()[0]
         rows = c.execute(
-            "SELECT msg_id, count(*) FROM ingested WHERE shot_idx IS NOT NULL GROUP BY msg_id"
+            "SELECT msg_id, count(*), min(at) FROM ingested WHERE shot_idx IS NOT NULL "
+            "GROUP BY msg_id"
         ).fetchall()
-    return int(n), {k: int(v) for k, v in rows}
+        refused = c.execute(
+            "SELECT count(*) FROM events WHERE kind='table' AND "
+            "(data LIKE '%refused_shot%' OR data LIKE '%unplaced_shot%')"
+        ).fetchone()[0]
+    return int(n), {k: int(v) for k, v, _ in rows}, {k: float(a) for k, _, a in rows}, int(refused)
 
 
 def run(out_dir: Path, quick: bool) -> dict:
@@ -239,6 +268,8 @@ def run(out_dir: Path, quick: bool) -> dict:
         why = "no nats-server binary" if find_nats() is None else "no PostgreSQL server binaries"
         print(f"bench cluster: skipped: {why}")
         return {"skipped": why}
+    # a SIGTERM (a CI time-out, kill) stops every server and worker started here too
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = Path(tempfile.mkdtemp(prefix="tablemon-bench-cluster-"))
     nats_srv = Nats(find_nats()).start()
     pg = Cluster(find_bin()).start()
@@ -262,7 +293,7 @@ def run(out_dir: Path, quick: bool) -> dict:
             _wait_http(u, p, tmp / f"api-{i}.log")
         raw = asyncio.run(_hall(cfg, urls, nats_srv.url, tmp))
         kept = _kept(tmp)
-        n_rows, stored = _stored(db)
+        n_rows, stored, stored_at, refused = _stored(db)
     finally:
         for p in apis:
             p.kill()
@@ -271,6 +302,7 @@ def run(out_dir: Path, quick: bool) -> dict:
         pg.stop()
     load1 = os.getloadavg()[0]
     lag = [(at - kept[k]) * 1000 for g in raw["got"] for k, at in g.items() if k in kept]
+    store_ms = [(at - kept[k]) * 1000 for k, at in stored_at.items() if k in kept]
     missed = sum(1 for g in raw["got"] for k in kept if k not in g)
     doubled = sum(1 for v in stored.values() if v > 1)
     res = {
@@ -291,6 +323,10 @@ def run(out_dir: Path, quick: bool) -> dict:
         and doubled == 0,
         "missing": len(set(kept) - set(stored)),
         "doubled": doubled,
+        "refused_or_unplaced": refused,
+        "drain_s_after_last_worker": raw["drain_s"],
+        "store_p50_ms": _pct(store_ms, 0.5),
+        "store_p99_ms": _pct(store_ms, 0.99),
         "polls": len(raw["poll_ms"]),
         "poll_errors": raw["errors"]["poll"],
         "poll_p50_ms": _pct(raw["poll_ms"], 0.5),
@@ -303,12 +339,13 @@ def run(out_dir: Path, quick: bool) -> dict:
         "load_after": round(load1, 1),
     }
     print(
-        "| tables | workers (decoding/simulated) | shots kept | stored once | polls | poll p50 / p99 ms | SSE deliveries (missed) | SSE p50 / p99 ms | load |"
+        "| tables | workers (decoding/simulated) | shots kept | stored once | stored p50 / p99 ms | polls | poll p50 / p99 ms | SSE deliveries (missed) | SSE p50 / p99 ms | load |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {res['tables']} x {res['passes']} passes | {res['workers_decoding']}/{res['workers_simulated']} "
         f"| {res['shots_kept_by_workers']} | {res['stored_once']} (rows {n_rows}, missing {res['missing']}, doubled {doubled}) "
+        f"| {res['store_p50_ms']} / {res['store_p99_ms']} "
         f"| {res['polls']} ({res['poll_errors']} failed) | {res['poll_p50_ms']} / {res['poll_p99_ms']} "
         f"| {res['sse_deliveries']} ({missed}) | {res['sse_p50_ms']} / {res['sse_p99_ms']} "
         f"| {res['load_before']} -> {res['load_after']} |"

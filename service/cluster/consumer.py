@@ -23,6 +23,7 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from service.cluster import subjects
@@ -239,18 +240,29 @@ class RemoteTables:
     def _event(self, table_id: int, key: str | None, ev: dict) -> None:
         match_id = self.db.feed(table_id)
         if ev.get("type") == "calibration" and isinstance(ev.get("calibration"), dict):
-            with self.db.write():
-                self.db.set_calibration(table_id, ev["calibration"])
-                self._keep(table_id, None, key, {"calibration": {"state": "from the worker"}})
+            calib = ev["calibration"]
+            data = {"calibration": {"state": "from the worker"}}
+            self._keep(table_id, None, key, data, lambda: self.db.set_calibration(table_id, calib))
             return
         self._keep(table_id, match_id, key, {"event": ev})
 
-    def _keep(self, table_id: int, match_id: int | None, key: str | None, data: dict) -> None:
-        """A table event in the log (once per message id), then the streams are woken."""
+    def _keep(
+        self,
+        table_id: int,
+        match_id: int | None,
+        key: str | None,
+        data: dict,
+        also: Callable[[], None] | None = None,
+    ) -> None:
+        """A table event in the log (once per message id) with ``also()`` in the same
+        transaction; then, the transaction over, the streams are woken (never while holding
+        the database: the broker's fetch takes it too)."""
         with self.db.write():
             if key is not None:
                 if self.db.ingested(key) is not None:
                     return
                 self.db.add_ingested(key, table_id, match_id, None)
+            if also is not None:
+                also()
             self.db.add_event("table", {"table": table_id, **data}, match_id, table_id)
         self.service.broker.publish()

@@ -108,3 +108,16 @@ def stop_live(table_id: TableId, rt: RuntimeDep, who: WriterDep) -> TableOut:
     t = _table(rt, table_id)
     rt.extras["live"].stop(table_id)
     return table_out(rt, t)
+
+
+@router.get("/{table_id}/positions", responses=ERR)
+def live_positions(table_id: TableId, rt: RuntimeDep, _: ReaderDep) -> dict:
+    """The balls' latest positions on the table, ``{"t", "frame", "balls": {id: [x, y]}, "at"}``
+    (table mm; ``at`` Unix s), as its remote worker published them (broker mode); 404 when
+    none has come."""
+    _table(rt, table_id)
+    get = getattr(rt.extras["live"], "positions", None)
+    pos = get(table_id) if get is not None else None
+    if pos is None:
+        raise NotFound(f"table {table_id}: no live positions (a remote worker sends them)")
+    return pos

@@ -44,7 +44,7 @@ def test_permissions_shape() -> None:
 
 def test_worker_publishes_only_its_own_table(tmp_path: Path, secured) -> None:
     n, secret = secured
-    assert (tmp_path / "secrets.env").read_text().count("TOKEN=") == 3
+    assert (tmp_path / "secrets.env").read_text().count("TOKEN=") == 4  # api, 2 tables, referee
     clip = fake_clip(tmp_path / "v", n=1, every_s=0.5)
     api_env = {"TABLEMON_BROKER_USER": "api", "TABLEMON_BROKER_TOKEN": secret["api"]}
     with apis(tmp_path, str(tmp_path / "k.db"), n.url, n=1, **api_env) as (a,):
@@ -126,6 +126,19 @@ def test_same_message_twice_is_stored_once(tmp_path: Path) -> None:
         )
         ev = c.get("/stream", params={"table_id": t2, "once": True}).text
         assert ev.count("unplaced_shot") == 1
+        # the calibration a worker runs with becomes the table's (once per message id)
+        calib = json.loads(Path("fixtures/videos/pyramid-respot.calib.json").read_text())
+        cal = {
+            "table": t2,
+            "key": "t2/e/calibration",
+            "event": {"type": "calibration", "calibration": calib},
+        }
+        assert c.get(f"/tables/{t2}").json()["calibrated"] is False
+        remote.handle(subjects.subject(t2, "events"), json.dumps(cal).encode())
+        remote.handle(subjects.subject(t2, "events"), json.dumps(cal).encode())
+        assert c.get(f"/tables/{t2}").json()["calibrated"] is True
+        log = c.get("/stream", params={"table_id": t2, "once": True}).text
+        assert log.count("from the worker") == 1
         assert "no match on the table" in c.get(f"/tables/{t2}").json()["status"]["last_error"]
 
 

@@ -47,6 +47,8 @@ def test_worker_two_apis_one_scoreboard(tmp_path: Path, natsd, pg_cluster) -> No
         try:
             # the worker's health reaches both API processes
             wait_for(lambda: httpx.get(f"{b.url}/tables/{table}").json()["status"]["running"])
+            pos = wait_for(lambda: httpx.get(f"{a.url}/tables/{table}/positions").json())
+            assert pos["table"] == table and pos["simulated"] is True and "balls" in pos
             got = wait_for(lambda: len(shots_of(b.url, mid)) == 4 and shots_of(b.url, mid))
             assert w.wait(timeout=30) == 0
         finally:
@@ -84,6 +86,9 @@ def test_default_without_broker_unchanged(tmp_path: Path) -> None:
     with client_for(s) as c:
         rt = c.app.state.runtimes[s.db_target]
         assert isinstance(rt.extras["live"], LiveManager) and "listen" not in rt.extras
+        t = c.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()["id"]
+        r = c.get(f"/tables/{t}/positions")
+        assert r.status_code == 404 and "remote worker" in r.json()["detail"]
 
 
 @pytest.mark.parametrize("bad", ["http://x:4222", "redis://y"])
