@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 from bench.bench_service import _Conn
+from service.cluster.worker import _length_s
 
 ROOT = Path(__file__).resolve().parent.parent
 VIDEOS = ROOT / "fixtures" / "videos"
@@ -101,6 +102,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
         current[tid] = json.loads(raw)["id"]
         matches.append(current[tid])
     poll_ms: list[float] = []
+    poll_at: list[float] = []
     errors = {"poll": 0}
     got: list[dict[str, float]] = [{} for _ in range(cfg["sse"])]
     stop = asyncio.Event()
@@ -121,6 +123,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
                 if status != 200:
                     raise OSError(status)
                 poll_ms.append((time.perf_counter() - t0) * 1000)
+                poll_at.append(time.time())
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 errors["poll"] += 1
                 conn.close()
@@ -153,40 +156,54 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
         finally:
             conn.close()
 
-    async def table(i: int, tid: int) -> list[int]:
+    start_at = time.time() + cfg["warmup_s"]  # every worker started and connected by then
+    gap_s = 3.0
+
+    async def table(i: int, tid: int) -> None:
+        """The table's worker (one process, the file played ``passes`` times from
+        ``start_at``); between two plays, a new match on the table (its shots feed it)."""
         fx = fixtures[i % len(fixtures)]
         video = fx.with_name(fx.name.replace(".truth.json", ".mp4"))
         how = "--truth" if i < cfg["decoding"] else "--simulate"
-        pids = []
-        for p in range(cfg["passes"]):
-            if p > 0:
-                m = {"game": json.loads(fx.read_text())["game"], "players": {"A": "A", "B": "B"},
-                     "table_id": tid}  # fmt: skip
-                c = _Conn(*hosts[p % len(hosts)][:1], int(hosts[p % len(hosts)][1]))
-                st, raw = await c.request("POST", "/matches", auth, json.dumps(m).encode())
-                c.close()
-                current[tid] = json.loads(raw)["id"]
-                matches.append(current[tid])
-            env = {**os.environ, "PYTHONPATH": str(ROOT), "TABLEMON_DATA": str(tmp / "w")}
-            env.pop("TABLEMON_BROKER_USER", None)
-            with open(tmp / f"worker-{tid}.log", "ab") as log:
-                proc = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "service.cli", "worker", "--table", str(tid),
-                    "--camera", str(video), "--broker", broker, how,
-                    "--outbox", str(tmp / f"outbox-{tid}"), env=env, cwd=ROOT,
-                    stdout=log, stderr=log,
-                )  # fmt: skip
-            pids.append(proc.pid)
-            await proc.wait()
-        return pids
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TABLEMON_DATA": str(tmp / "w")}
+        env.pop("TABLEMON_BROKER_USER", None)
+        with open(tmp / f"worker-{tid}.log", "ab") as log:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "service.cli", "worker", "--table", str(tid),
+                "--camera", str(video), "--broker", broker, how, "--start-at", str(start_at),
+                "--loops", str(cfg["passes"]), "--outbox", str(tmp / f"outbox-{tid}"),
+                env=env, cwd=ROOT, stdout=log, stderr=log,
+            )  # fmt: skip
+        length = _length_s(video)
+        for p in range(1, cfg["passes"]):
+            # the middle of the gap between play p-1 and play p, on the worker's clock
+            at = start_at + p * (length + gap_s) - gap_s / 2
+            await asyncio.sleep(max(0.0, at - time.time()))
+            m = {"game": json.loads(fx.read_text())["game"], "players": {"A": "A", "B": "B"},
+                 "table_id": tid}  # fmt: skip
+            host, port = hosts[p % len(hosts)]
+            c = _Conn(host, int(port))
+            st, raw = await c.request("POST", "/matches", auth, json.dumps(m).encode())
+            c.close()
+            current[tid] = json.loads(raw)["id"]
+            matches.append(current[tid])
+        await proc.wait()
 
     clients = [asyncio.create_task(sse_client(k)) for k in range(cfg["sse"])]
     clients += [asyncio.create_task(poller(k)) for k in range(cfg["pollers"])]
     while connected[0] < cfg["sse"]:
         await asyncio.sleep(0.05)
-    t0 = time.monotonic()
-    await asyncio.gather(*(table(i, tid) for i, tid in enumerate(tids)))
-    played_s = time.monotonic() - t0
+    ready: list[int] = []
+
+    async def readiness() -> None:  # how many workers had reported when the files began
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        c = _Conn(hosts[0][0], int(hosts[0][1]))
+        _, raw = await c.request("GET", "/tables")
+        c.close()
+        ready.append(sum(bool(t["status"]["running"]) for t in json.loads(raw)))
+
+    await asyncio.gather(readiness(), *(table(i, tid) for i, tid in enumerate(tids)))
+    played_s = time.time() - start_at
     drain_s = await _drained(broker)  # the API processes have stored every message
     await asyncio.sleep(cfg["settle_s"])  # the last shots reach every client
     stop.set()
@@ -195,8 +212,9 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
         c.cancel()
     await asyncio.gather(*clients, return_exceptions=True)
     ctl.close()
-    return {"poll_ms": poll_ms, "errors": errors, "got": got, "played_s": played_s,
-            "matches": matches, "drain_s": drain_s}  # fmt: skip
+    played = [ms for ms, at in zip(poll_ms, poll_at, strict=True) if at >= start_at]
+    return {"ready": ready[0], "poll_ms": poll_ms, "poll_ms_playing": played, "errors": errors, "got": got,
+            "played_s": played_s, "matches": matches, "drain_s": drain_s}  # fmt: skip
 
 
 async def _drained(broker: str, limit_s: float = 120.0) -> float | None:
@@ -251,9 +269,25 @@ def _stored(url: str) -> tuple[int, dict[str, int], dict[str, float], int]:
 
 def run(out_dir: Path, quick: bool) -> dict:
     cfg = (
-        {"tables": 4, "passes": 1, "decoding": 1, "pollers": 40, "sse": 10, "settle_s": 2.0}
+        {
+            "tables": 4,
+            "passes": 1,
+            "decoding": 1,
+            "pollers": 40,
+            "sse": 10,
+            "settle_s": 2.0,
+            "warmup_s": 6.0,
+        }
         if quick
-        else {"tables": 16, "passes": 2, "decoding": 2, "pollers": 400, "sse": 100, "settle_s": 3.0}
+        else {
+            "tables": 16,
+            "passes": 2,
+            "decoding": 2,
+            "pollers": 400,
+            "sse": 100,
+            "settle_s": 3.0,
+            "warmup_s": 20.0,
+        }
     )
     try:
         import nats  # noqa: F401
@@ -313,6 +347,7 @@ def run(out_dir: Path, quick: bool) -> dict:
         "api_processes": 2,
         "pollers": cfg["pollers"],
         "sse_clients": cfg["sse"],
+        "workers_reporting_at_start": raw["ready"],
         "processes_at_once": cfg["tables"] + 2 + 2 + 1,  # workers, APIs, NATS+PostgreSQL, bench
         "cores": os.cpu_count(),
         "played_s": round(raw["played_s"], 1),
@@ -331,6 +366,7 @@ def run(out_dir: Path, quick: bool) -> dict:
         "poll_errors": raw["errors"]["poll"],
         "poll_p50_ms": _pct(raw["poll_ms"], 0.5),
         "poll_p99_ms": _pct(raw["poll_ms"], 0.99),
+        "poll_p99_ms_while_playing": _pct(raw["poll_ms_playing"], 0.99),
         "sse_deliveries": len(lag),
         "sse_missed": missed,
         "sse_p50_ms": _pct(lag, 0.5),

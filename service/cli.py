@@ -125,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument(
         "--truth", action="store_true", help="decode the file, publish its ground-truth shots"
     )
+    w.add_argument("--start-at", type=float, help="a file's first frame at this Unix time")
+    w.add_argument("--loops", type=int, default=1, help="play a file this many times")
 
     b = sub.add_parser("bench", help="run a benchmark, print a table, write JSON")
     b.add_argument("name")

@@ -53,8 +53,9 @@ class RemoteTables:
     # -- the LiveManager interface ----------------------------------------------------------
     def status(self, table_id: int) -> dict:
         with self._lock:
-            h = dict(self._health.get(table_id) or {})
+            raw = self._health.get(table_id)
             err = self._errors.get(table_id)
+        h = _parse(raw) or {}
         fresh = bool(h) and time.time() - h.get("at", 0) < STALE_S
         st = {
             k: h[k] for k in ("connected", "fps", "frames", "dropped", "vision", "ended") if k in h
@@ -72,7 +73,8 @@ class RemoteTables:
 
     def positions(self, table_id: int) -> dict | None:
         with self._lock:
-            return self._positions.get(table_id)
+            raw = self._positions.get(table_id)
+        return _parse(raw)
 
     def start(self, table: Any, match_id: int) -> None:
         """The table's remote shots feed this match (the worker runs elsewhere)."""
@@ -83,7 +85,8 @@ class RemoteTables:
 
     def pid(self, table_id: int) -> int | None:
         with self._lock:
-            return (self._health.get(table_id) or {}).get("pid")
+            raw = self._health.get(table_id)
+        return (_parse(raw) or {}).get("pid")
 
     def close(self) -> None:
         self._stop.set()
@@ -138,10 +141,8 @@ class RemoteTables:
         where = subjects.parse(msg.subject)
         if where is None:
             return
-        with contextlib.suppress(ValueError):
-            body = json.loads(msg.data)
-            with self._lock:
-                (self._health if where[1] == "health" else self._positions)[where[0]] = body
+        with self._lock:  # kept as bytes: parsed when asked (most are never read)
+            (self._health if where[1] == "health" else self._positions)[where[0]] = msg.data
 
     async def _pull(self, nc: Any) -> None:
         from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -266,3 +267,11 @@ class RemoteTables:
                 also()
             self.db.add_event("table", {"table": table_id, **data}, match_id, table_id)
         self.service.broker.publish()
+
+
+def _parse(raw: bytes | None) -> dict | None:
+    try:
+        body = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None

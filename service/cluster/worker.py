@@ -91,6 +91,21 @@ class MotionWatch:
             self.open = None
 
 
+def _length_s(source: str) -> float:
+    """A file's length (s) from its frame count, or (a placeholder, not a video) its
+    ground truth's last shot end + 0.5 s."""
+    import cv2
+
+    cap = cv2.VideoCapture(source)
+    n, fps = cap.get(7), cap.get(5)
+    cap.release()
+    if n and n > 0 and fps and fps > 0:
+        return float(n / fps)
+    side = Path(source).with_name(Path(source).name.rsplit(".", 1)[0] + ".truth.json")
+    shots = json.loads(side.read_text(encoding="utf-8")).get("shots", [])
+    return max((s["end"]["t"] for s in shots), default=0.0) + 0.5
+
+
 def file_epoch(source: str, t0: float) -> str:
     """A file source's stream epoch: its identity and the wall time its clock started."""
     p = Path(source).resolve()
@@ -111,6 +126,9 @@ class TableWorker:
         calibration: dict | None = None,
         simulate: bool = False,
         truth: bool = False,
+        start_at: float | None = None,
+        loops: int = 1,
+        loop_gap_s: float = 3.0,
         positions_hz: float = 5.0,
         health_every_s: float = 1.0,
         drain_s: float = 30.0,
@@ -123,6 +141,8 @@ class TableWorker:
         self.table, self.source, self.settings = table_id, source, settings
         self.spec, self.calibration, self.simulate = spec, calibration, simulate
         self.truth = truth  # decode the frames, take the shots from the ground truth
+        self.start_at = start_at  # a file's first frame at this Unix time (benchmarks)
+        self.loops, self.loop_gap_s = max(1, loops), loop_gap_s  # a file played again
         self.positions_hz, self.health_every_s, self.drain_s = positions_hz, health_every_s, drain_s
         self.log = log or (lambda s: print(s, flush=True))
         folder = settings.broker_outbox or settings.data / f"worker-{table_id}"
@@ -169,7 +189,8 @@ class TableWorker:
     # -- the clock of a file played as live ----------------------------------------------
     def _clock(self) -> tuple[str, float]:
         """``(epoch, t0)``: a file source goes on with the clock it had (its video time is
-        now - t0) unless it ended; a camera starts a new epoch."""
+        now - t0) unless it ended (then it starts at ``start_at`` or now); a camera starts a
+        new epoch."""
         from service.live import _is_file
 
         if not _is_file(self.source):
@@ -178,7 +199,7 @@ class TableWorker:
         old = self.outbox.get("clock")
         if old and old.get("source") == str(Path(self.source).resolve()) and not old.get("ended"):
             return old["epoch"], old["t0"]
-        t0 = time.time()
+        t0 = self.start_at or time.time()
         clock = {
             "epoch": file_epoch(self.source, t0),
             "t0": t0,
@@ -243,9 +264,10 @@ class TableWorker:
             return (lambda f, t: []), (lambda t: None), why
         return process, (lambda t: watch.open), why
 
-    def _vision(self, epoch: str, t0: float) -> None:
+    def _vision(self, epoch: str, t0: float) -> float | None:
         """The capture and vision loop (a thread): frames at the source's rate, the newest
-        one taken when the vision is free (the others counted as dropped)."""
+        one taken when the vision is free (the others counted as dropped). Returns the
+        length played (s; None: the source did not open)."""
         from service.live import _is_file, _open
 
         is_file = _is_file(self.source)
@@ -260,22 +282,14 @@ class TableWorker:
             if cap is None:
                 self.state["last_error"] = f"cannot open {self.source}"
                 self.log(f"tablemon worker: cannot open {self.source}")
-                self.stop.set()
-                return
+                return None
             fps = cap.get(5) or 30.0
             if is_file and offset > 0:
                 cap.set(1, int(offset * fps))  # CAP_PROP_POS_FRAMES
         self.state["connected"] = True
         n = int(offset * fps)
         counted, t_rate = 0, time.monotonic()
-        end_t = None
-        if self.simulate:
-            side = json.loads(
-                Path(self.source)
-                .with_name(Path(self.source).name.rsplit(".", 1)[0] + ".truth.json")
-                .read_text()
-            )
-            end_t = max((s["end"]["t"] for s in side.get("shots", [])), default=0.0) + 0.5
+        end_t = _length_s(self.source) if self.simulate else None
         while not self.stop.is_set():
             due = t0 + n / fps if is_file else time.time()
             wait = due - time.time()
@@ -322,7 +336,25 @@ class TableWorker:
             clock = self.outbox.get("clock") or {}
             self.outbox.set("clock", {**clock, "ended": True})
             self._open_shot(None)
-        self.stop.set()
+        return n / fps
+
+    def _play(self, epoch: str, t0: float) -> None:
+        """The vision loop, ``loops`` times for a file (each play a new epoch, starting
+        ``loop_gap_s`` after the last one ended on its clock); then the worker stops."""
+        length = 0.0
+        try:
+            for k in range(self.loops):
+                if k > 0:
+                    t0 = t0 + length + self.loop_gap_s
+                    epoch = file_epoch(self.source, t0)
+                    self.outbox.set("clock", {**(self.outbox.get("clock") or {}), "epoch": epoch,
+                                              "t0": t0, "ended": False})  # fmt: skip
+                    self.state["ended"] = False
+                length = self._vision(epoch, t0)
+                if self.stop.is_set() or length is None:
+                    break
+        finally:
+            self.stop.set()
 
     # -- NATS ---------------------------------------------------------------------------
     async def _connect(self) -> Any:
@@ -389,18 +421,19 @@ class TableWorker:
 
     async def _live(self, nc: Any) -> None:
         """Health every ``health_every_s``, positions at ``positions_hz`` (plain NATS)."""
-        next_health = 0.0
+        next_health = next_pos = 0.0
         while not self.stop.is_set():
             now = time.monotonic()
             with contextlib.suppress(Exception):
                 if now >= next_health:
                     next_health = now + self.health_every_s
                     await nc.publish(subjects.subject(self.table, "health"), self._health())
-                pos, self._positions = self._positions, None
-                if pos is not None:
+                if now >= next_pos and self._positions is not None:
+                    next_pos = now + 1.0 / max(self.positions_hz, 0.01)
+                    pos, self._positions = self._positions, None
                     body = json.dumps({"table": self.table, "at": time.time(), **pos}).encode()
                     await nc.publish(subjects.subject(self.table, "positions"), body)
-            await asyncio.sleep(min(0.1, 1.0 / max(self.positions_hz, 1.0)))
+            await asyncio.sleep(0.05)
         with contextlib.suppress(Exception):
             await nc.publish(subjects.subject(self.table, "health"), self._health())
             await nc.flush(1)
@@ -420,7 +453,7 @@ class TableWorker:
             self._keep(
                 key, "events", {"event": {"type": "calibration", "calibration": self.calibration}}
             )
-        vision = threading.Thread(target=self._vision, args=(epoch, t0), daemon=True)
+        vision = threading.Thread(target=self._play, args=(epoch, t0), daemon=True)
         vision.start()
         nc = await self._connect()
         while nc is None and not self.stop.is_set():
@@ -495,7 +528,7 @@ def run_cli(args: argparse.Namespace) -> int:
             spec = json.loads(truth.read_text(encoding="utf-8")).get("table")
     w = TableWorker(
         args.table, source, settings, spec=spec, calibration=calib, simulate=args.simulate,
-        truth=args.truth,
+        truth=args.truth, start_at=args.start_at, loops=args.loops,
         positions_hz=args.positions_hz,
     )  # fmt: skip
     code = w.run()

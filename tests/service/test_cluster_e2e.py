@@ -47,7 +47,11 @@ def test_worker_two_apis_one_scoreboard(tmp_path: Path, natsd, pg_cluster) -> No
         try:
             # the worker's health reaches both API processes
             wait_for(lambda: httpx.get(f"{b.url}/tables/{table}").json()["status"]["running"])
-            pos = wait_for(lambda: httpx.get(f"{a.url}/tables/{table}/positions").json())
+            pos = wait_for(
+                lambda: (
+                    (r := httpx.get(f"{a.url}/tables/{table}/positions")).is_success and r.json()
+                )
+            )
             assert pos["table"] == table and pos["simulated"] is True and "balls" in pos
             got = wait_for(lambda: len(shots_of(b.url, mid)) == 4 and shots_of(b.url, mid))
             assert w.wait(timeout=30) == 0
