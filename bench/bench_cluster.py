@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_service import _Conn
+from bench.bench_service import SHOT_INDEX, _Conn, _cpu_s, _shots, _wait_s
 from service.cluster.worker import _length_s
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +81,7 @@ def _wait_http(url: str, p: subprocess.Popen, log: Path) -> None:
     raise RuntimeError(f"bench_cluster: the API did not start: {log.read_text()[-800:]}")
 
 
-async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
+async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path, api_pids: list[int]) -> dict:
     """Tables, workers and clients; returns the raw measurements."""
     auth = {"Authorization": f"Bearer {TOKEN}"}
     hosts = [u.removeprefix("http://").split(":") for u in urls]
@@ -101,6 +101,14 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
         assert st == 201, raw
         current[tid] = json.loads(raw)["id"]
         matches.append(current[tid])
+    m = {"game": "pyramid-free", "players": {"A": "A", "B": "B"}}
+    st, raw = await ctl.request("POST", "/matches", auth, json.dumps(m).encode())
+    m0 = json.loads(raw)["id"]  # the referee's writes through one API, read on the other
+    cross = {"poll_ms": [], "poll_from_sent_ms": [], "sse_ms": [], "posts": 0, "failed": 0}
+    sent_at: dict[int, tuple[float, int]] = {}  # shot index -> (wall time sent, API index)
+    cross_got: list[dict[int, float]] = [{} for _ in range(cfg["sse"])]
+    lag_ms: list[float] = []
+    cpu: dict[int, list[tuple[float, float]]] = {}
     poll_ms: list[float] = []
     poll_at: list[float] = []
     errors = {"poll": 0}
@@ -153,9 +161,14 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
                     found = KEY.search(line)
                     if found and found[1] not in got[k]:
                         got[k][found[1]] = time.time()
+                    elif line.startswith(f'data: {{"match":{m0},'):
+                        idx = SHOT_INDEX.search(line)
+                        if idx:
+                            cross_got[k].setdefault(int(idx[1]), time.time())
         finally:
             conn.close()
 
+    worker_pids: list[int] = []
     start_at = time.time() + cfg["warmup_s"]  # every worker started and connected by then
     gap_s = 3.0
 
@@ -174,6 +187,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
                 "--loops", str(cfg["passes"]), "--outbox", str(tmp / f"outbox-{tid}"),
                 env=env, cwd=ROOT, stdout=log, stderr=log,
             )  # fmt: skip
+        worker_pids.append(proc.pid)
         length = _length_s(video)
         for p in range(1, cfg["passes"]):
             # the middle of the gap between play p-1 and play p, on the worker's clock
@@ -194,6 +208,59 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
     while connected[0] < cfg["sse"]:
         await asyncio.sleep(0.05)
     ready: list[int] = []
+    done = asyncio.Event()
+
+    async def referee() -> None:
+        """Every second a shot POSTed through one API (alternately); the other API's
+        scoreboard polled every 2 ms until it shows it: how soon a change made through one
+        process is served by another (and by its SSE clients, read in ``sse_client``)."""
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        shots, _ = _shots(1000)
+        conns = [_Conn(h, int(p)) for h, p in hosts]
+        n = 0
+        while not done.is_set() and n < len(shots):
+            src, dst = n % 2, (n + 1) % 2
+            t_sent = time.time()
+            st, raw = await conns[src].request("POST", f"/matches/{m0}/shots", auth,
+                                               json.dumps(shots[n]).encode())  # fmt: skip
+            t_ok = time.time()
+            if st != 201:
+                cross["failed"] += 1
+                break
+            body = json.loads(raw)
+            rev, idx = body["state"]["rev"], body["index"]
+            sent_at[idx] = (t_sent, src)
+            cross["posts"] += 1
+            while True:
+                _, b = await conns[dst].request("GET", f"/scoreboard/matches/{m0}.json")
+                if json.loads(b)["rev"] >= rev:
+                    cross["poll_ms"].append((time.time() - t_ok) * 1000)
+                    cross["poll_from_sent_ms"].append((time.time() - t_sent) * 1000)
+                    break
+                await asyncio.sleep(0.002)
+            n += 1
+            await asyncio.sleep(max(0.0, t_sent + 1.0 - time.time()))
+        for c in conns:
+            c.close()
+
+    async def ticker() -> None:  # the clients' own loop: how late does a 10 ms sleep wake?
+        while not done.is_set():
+            t0 = time.perf_counter()
+            await asyncio.sleep(0.01)
+            if time.time() >= start_at:
+                lag_ms.append((time.perf_counter() - t0) * 1000 - 10.0)
+
+    async def sampler() -> None:  # CPU s and CPU-wait s of every process, from the start
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        while True:
+            for pid in [*api_pids, os.getpid(), *worker_pids]:
+                now = (_cpu_s(pid), _wait_s(pid))
+                if now[0] > 0:  # (a thread that ended takes its wait with it: keep the max)
+                    first, last = cpu.setdefault(pid, [now, now])
+                    cpu[pid][1] = (max(now[0], last[0]), max(now[1], last[1]))
+            if done.is_set():
+                return
+            await asyncio.sleep(0.5)
 
     async def readiness() -> None:  # how many workers had reported when the files began
         await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -202,7 +269,10 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
         c.close()
         ready.append(sum(bool(t["status"]["running"]) for t in json.loads(raw)))
 
+    side = [asyncio.create_task(f()) for f in (referee, ticker, sampler)]
     await asyncio.gather(readiness(), *(table(i, tid) for i, tid in enumerate(tids)))
+    done.set()
+    await asyncio.gather(*side)
     played_s = time.time() - start_at
     drain_s = await _drained(broker)  # the API processes have stored every message
     await asyncio.sleep(cfg["settle_s"])  # the last shots reach every client
@@ -213,7 +283,16 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path) -> dict:
     await asyncio.gather(*clients, return_exceptions=True)
     ctl.close()
     played = [ms for ms, at in zip(poll_ms, poll_at, strict=True) if at >= start_at]
-    return {"ready": ready[0], "poll_ms": poll_ms, "poll_ms_playing": played, "errors": errors, "got": got,
+    for k, g in enumerate(cross_got):  # SSE clients of the API that did not take the write
+        for idx, at in g.items():
+            if idx in sent_at and sent_at[idx][1] != k % len(hosts):
+                cross["sse_ms"].append((at - sent_at[idx][0]) * 1000)
+    use = {"api": [0.0, 0.0], "client": [0.0, 0.0], "workers": [0.0, 0.0]}
+    for pid, (a, b) in cpu.items():
+        who = "api" if pid in api_pids else "client" if pid == os.getpid() else "workers"
+        use[who][0] += b[0] - a[0]
+        use[who][1] += b[1] - a[1]
+    return {"cross": cross, "loop_lag_ms": lag_ms, "cpu": use, "ready": ready[0], "poll_ms": poll_ms, "poll_ms_playing": played, "errors": errors, "got": got,
             "played_s": played_s, "matches": matches, "drain_s": drain_s}  # fmt: skip
 
 
@@ -255,7 +334,10 @@ def _stored(url: str) -> tuple[int, dict[str, int], dict[str, float], int]:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as c:
-        n = c.execute("SELECT count(*) FROM shots").fetchone()[0]
+        n = c.execute(  # the tables' matches (not the one the referee's writes go to)
+            "SELECT count(*) FROM shots s JOIN matches m ON m.id = s.match_id "
+            "WHERE m.table_id IS NOT NULL"
+        ).fetchone()[0]
         rows = c.execute(
             "SELECT msg_id, count(*), min(at) FROM ingested WHERE shot_idx IS NOT NULL "
             "GROUP BY msg_id"
@@ -325,7 +407,7 @@ def run(out_dir: Path, quick: bool) -> dict:
             apis.append(_api(ports[-1], env, tmp / f"api-{i}.log"))
         for u, p, i in zip(urls, apis, range(2), strict=True):
             _wait_http(u, p, tmp / f"api-{i}.log")
-        raw = asyncio.run(_hall(cfg, urls, nats_srv.url, tmp))
+        raw = asyncio.run(_hall(cfg, urls, nats_srv.url, tmp, [p.pid for p in apis]))
         kept = _kept(tmp)
         n_rows, stored, stored_at, refused = _stored(db)
     finally:
@@ -371,6 +453,18 @@ def run(out_dir: Path, quick: bool) -> dict:
         "sse_missed": missed,
         "sse_p50_ms": _pct(lag, 0.5),
         "sse_p99_ms": _pct(lag, 0.99),
+        "cross_writes": raw["cross"]["posts"],
+        "cross_write_failures": raw["cross"]["failed"],
+        "cross_poll_p50_ms": _pct(raw["cross"]["poll_ms"], 0.5),
+        "cross_poll_p99_ms": _pct(raw["cross"]["poll_ms"], 0.99),
+        "cross_poll_max_ms": _pct(raw["cross"]["poll_ms"], 1.0),
+        "cross_poll_from_sent_p99_ms": _pct(raw["cross"]["poll_from_sent_ms"], 0.99),
+        "cross_sse_from_sent_p50_ms": _pct(raw["cross"]["sse_ms"], 0.5),
+        "cross_sse_from_sent_p99_ms": _pct(raw["cross"]["sse_ms"], 0.99),
+        "client_loop_lag_p50_ms": _pct(raw["loop_lag_ms"], 0.5),
+        "client_loop_lag_p99_ms": _pct(raw["loop_lag_ms"], 0.99),
+        **{f"cpu_s_{k}": round(v[0], 1) for k, v in raw["cpu"].items()},
+        **{f"cpu_wait_s_{k}": round(v[1], 1) for k, v in raw["cpu"].items()},
         "load_before": round(load0, 1),
         "load_after": round(load1, 1),
     }
@@ -386,4 +480,15 @@ def run(out_dir: Path, quick: bool) -> dict:
         f"| {res['sse_deliveries']} ({missed}) | {res['sse_p50_ms']} / {res['sse_p99_ms']} "
         f"| {res['load_before']} -> {res['load_after']} |"
     )  # fmt: skip
+    print(
+        f"cross-process (a shot POSTed through one API, {res['cross_writes']} of them): the "
+        f"other's poll shows it {res['cross_poll_p50_ms']} / {res['cross_poll_p99_ms']} ms "
+        f"(p50/p99; max {res['cross_poll_max_ms']}) after the 201; its SSE clients get it "
+        f"{res['cross_sse_from_sent_p50_ms']} / {res['cross_sse_from_sent_p99_ms']} ms after "
+        f"the POST was sent. Clients' own loop lag p50/p99 {res['client_loop_lag_p50_ms']} / "
+        f"{res['client_loop_lag_p99_ms']} ms. CPU s (waiting for a CPU s): APIs "
+        f"{res['cpu_s_api']} ({res['cpu_wait_s_api']}), workers {res['cpu_s_workers']} "
+        f"({res['cpu_wait_s_workers']}), clients {res['cpu_s_client']} "
+        f"({res['cpu_wait_s_client']}) over {res['played_s']} s."
+    )
     return res

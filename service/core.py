@@ -96,7 +96,7 @@ class MatchService:
                 if match_id in self._cache:
                     self._cache.move_to_end(match_id)
             return c
-        with self.db.write():  # a consistent snapshot (no writer in between)
+        with self.db.snapshot():  # a consistent snapshot (no writer in between)
             m = self.match(match_id)
             rev = self.db.last_event_id(match_id)
             shots = [s.shot for s in self.db.shots(match_id)]
@@ -347,12 +347,12 @@ class MatchService:
             self._cache.pop(match_id, None)
 
     def refresh(self, match_id: int, rev: int) -> None:
-        """Another process committed the match's change ``rev``: unless this process has it
-        already, read the match again and build its views, so the next poll is answered
-        from memory with the new state."""
+        """Another process committed the match's change ``rev``: where this process has the
+        match cached at an older rev, read it again and build its views, so the next poll is
+        answered from memory with the new state."""
         with self._cache_lock:
             c = self._cache.get(match_id)
-        if c is not None and c.rev >= rev:
+        if c is None or c.rev >= rev:  # not cached: read from the database when asked
             return
         with self._lock_for(match_id):
             self.forget(match_id)

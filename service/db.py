@@ -316,6 +316,28 @@ class Database:
                         raise DatabaseUnavailable(_unavailable(e)) from None
                     raise
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads that must agree with each other: on PostgreSQL one repeatable-read
+        transaction (no write lock: other processes' writers go on); on SQLite a
+        :meth:`write` (this process is the only writer)."""
+        if self.backend != "postgres":
+            with self.write():
+                yield
+            return
+        with self._lock:
+            if self._depth > 0:  # inside a transaction already: its view
+                yield
+                return
+            self._run(lambda: self._b.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                with contextlib.suppress(Exception):
+                    self._b.execute("COMMIT")
+
     def _begin(self) -> None:
         self._b.begin()
         self._touched = {}
