@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from bench.bench_service import SHOT_INDEX, _Conn, _cpu_s, _shots, _wait_s
-from service.cluster.worker import _length_s
+from service.cluster.playback import length_s
 
 ROOT = Path(__file__).resolve().parent.parent
 VIDEOS = ROOT / "fixtures" / "videos"
@@ -188,7 +188,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path, api_pids: li
                 env=env, cwd=ROOT, stdout=log, stderr=log,
             )  # fmt: skip
         worker_pids.append(proc.pid)
-        length = _length_s(video)
+        length = length_s(video)
         for p in range(1, cfg["passes"]):
             # the middle of the gap between play p-1 and play p, on the worker's clock
             at = start_at + p * (length + gap_s) - gap_s / 2
