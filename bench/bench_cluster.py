@@ -297,7 +297,7 @@ async def _hall(cfg: dict, urls: list[str], broker: str, tmp: Path, api_pids: li
 
 
 async def _drained(broker: str, limit_s: float = 120.0) -> float | None:
-    """Seconds until the API processes' consumer has nothing pending or unacknowledged
+    """Seconds until the API processes have acknowledged every message of the stream
     (None: not within ``limit_s``)."""
     import nats
 
@@ -308,8 +308,8 @@ async def _drained(broker: str, limit_s: float = 120.0) -> float | None:
     t0 = time.monotonic()
     try:
         while time.monotonic() - t0 < limit_s:
-            info = await js.consumer_info(subjects.STREAM, subjects.DURABLE)
-            if info.num_pending == 0 and info.num_ack_pending == 0:
+            info = await js.stream_info(subjects.STREAM)  # work queue: acked ones are gone
+            if info.state.messages == 0:
                 return round(time.monotonic() - t0, 2)
             await asyncio.sleep(0.1)
         return None

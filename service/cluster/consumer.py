@@ -4,11 +4,12 @@
 default (``rt.extras["live"]``: ``status``, ``start``, ``stop``, ``pid``, ``close``), so the
 routes do not change. It runs its own asyncio loop in a thread:
 
-- one durable pull consumer (``tablemon-api`` on the stream ``TABLEMON``) shared by every API
-  process: each message goes to one of them; ``max_ack_pending=1`` keeps the table's shots in
-  order across processes (a hall's shot rate is a few per second, far below what one commit
-  at a time allows); a message is acknowledged after its transaction committed, so an API
-  process killed in the middle leaves it to another after ``ACK_WAIT_S``;
+- one durable pull consumer per table (``tablemon-api-t<id>`` on the stream ``TABLEMON``,
+  filtered on the table's subjects) shared by every API process: each message goes to one of
+  them; ``max_ack_pending=1`` keeps a table's shots in order across processes while tables
+  are stored side by side; a message is acknowledged after its transaction committed, so an
+  API process killed in the middle leaves it to another after ``ACK_WAIT_S``; a worker that
+  publishes before its table is registered has its messages kept until it is;
 - a shot goes to the table's feed match (``POST /tables/{id}/live`` sets it, else the
   table's newest match) through :meth:`MatchService.add_shot` with its message id: stored once
   even when delivered twice; a refused shot is kept as a table event with the reason;
@@ -32,10 +33,18 @@ from service.db import DatabaseUnavailable
 
 ACK_WAIT_S = 5.0
 STALE_S = 5.0  # no health for this long: the worker is taken as gone
+TABLES_EVERY_S = 2.0  # a newly registered table's consumer starts within this
 
 
 class RemoteTables:
     def __init__(self, service: Any, settings: Any) -> None:
+        try:
+            import nats  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "TABLEMON_BROKER is set but nats-py is not installed "
+                "(pip install 'tablemon[cluster]')"
+            ) from None
         self.service, self.settings = service, settings
         self.db = service.db
         self._health: dict[int, dict] = {}
@@ -145,24 +154,49 @@ class RemoteTables:
             (self._health if where[1] == "health" else self._positions)[where[0]] = msg.data
 
     async def _pull(self, nc: Any) -> None:
+        """One pull loop per registered table (new tables are picked up every
+        ``TABLES_EVERY_S``), each on the table's durable consumer."""
+        js = nc.jetstream(timeout=5)
+        loops: dict[int, asyncio.Task] = {}
+        try:
+            while not self._stop.is_set():
+                try:
+                    await subjects.ensure_stream(js)
+                    ids = await asyncio.get_running_loop().run_in_executor(
+                        None, lambda: [t.id for t in self.db.tables()]
+                    )
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:
+                    self.last_error = f"broker: {type(e).__name__}: {e}".splitlines()[0]
+                    await asyncio.sleep(1.0)
+                    continue
+                for tid in ids:
+                    if tid not in loops or loops[tid].done():
+                        loops[tid] = asyncio.create_task(self._pull_table(js, tid))
+                await asyncio.sleep(TABLES_EVERY_S)
+        finally:
+            for t in loops.values():
+                t.cancel()
+
+    async def _pull_table(self, js: Any, table_id: int) -> None:
+        """The table's messages, one at a time, whichever API process takes each."""
         from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
-        js = nc.jetstream(timeout=5)
+        name = subjects.durable(table_id)
+        cfg = ConsumerConfig(
+            durable_name=name, ack_policy=AckPolicy.EXPLICIT, deliver_policy=DeliverPolicy.ALL,
+            ack_wait=ACK_WAIT_S, max_ack_pending=1, max_deliver=-1,
+            filter_subject=f"{subjects.PREFIX}.{table_id}.>",
+        )  # fmt: skip
         sub = None
         while not self._stop.is_set():
             try:
                 if sub is None:
-                    await subjects.ensure_stream(js)
-                    cfg = ConsumerConfig(
-                        durable_name=subjects.DURABLE, ack_policy=AckPolicy.EXPLICIT,
-                        deliver_policy=DeliverPolicy.ALL, ack_wait=ACK_WAIT_S,
-                        max_ack_pending=1, max_deliver=-1,
-                    )  # fmt: skip
                     sub = await js.pull_subscribe(
-                        f"{subjects.PREFIX}.>", durable=subjects.DURABLE,
-                        stream=subjects.STREAM, config=cfg,
-                    )  # fmt: skip
-                msgs = await sub.fetch(1, timeout=1.0)
+                        cfg.filter_subject, durable=name, stream=subjects.STREAM, config=cfg
+                    )
+                msgs = await sub.fetch(1, timeout=5.0)
             except TimeoutError:
                 continue
             except asyncio.CancelledError:

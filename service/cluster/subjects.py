@@ -17,11 +17,16 @@ import re
 
 PREFIX = "tablemon.table"
 STREAM = "TABLEMON"
-DURABLE = "tablemon-api"  # the one consumer every API process pulls from
+DURABLE = "tablemon-api"  # the consumers every API process pulls from: DURABLE-t<table id>
 DUPLICATE_WINDOW_S = 3600.0
 STORED = ("shots", "events")
 LIVE = ("health", "positions")
 _SUBJECT = re.compile(r"^tablemon\.table\.(\d+)\.(shots|events|health|positions)$")
+
+
+def durable(table_id: int) -> str:
+    """The table's consumer, shared by every API process."""
+    return f"{DURABLE}-t{int(table_id)}"
 
 
 def subject(table_id: int, kind: str) -> str:
