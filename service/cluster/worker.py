@@ -12,8 +12,9 @@ ball positions (``--positions-hz``) go on plain NATS: latest values, not kept.
 
 A file source plays as a live camera would: at its frame rate, on a clock kept in the
 outbox, so a worker restarted on it goes on where the video is now (what played while it
-was down is missed, as with a camera). A shot in progress when the worker died is reported
-as ``shot_cut`` on restart: marked for the referee, never guessed.
+was down is missed, as with a camera). A shot under way when the worker died is sent on
+restart as a shot with ``unseen`` frames (contract §11: from its start to where the new run
+resumed, no events): the adjudicator asks the referee about it; nothing is guessed.
 
 ``--simulate`` (benchmarks): no video is decoded; the file's ground-truth shots
 (``NAME.truth.json``) are published as its clock passes their end, so more tables can run
@@ -80,6 +81,7 @@ class TableWorker:
             "vision": None, "sent": 0, "duplicates": 0, "broker": False, "last_error": None,
         }  # fmt: skip
         self._positions: dict | None = None
+        self._open: dict | None = None  # the shot under way, as kept in the outbox
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -93,24 +95,37 @@ class TableWorker:
         if self._loop is not None and self._wake is not None:
             self._loop.call_soon_threadsafe(self._wake.set)
 
-    def _open_shot(self, open_: dict | None) -> None:
-        if open_ != self.outbox.get("shot_open"):
-            self.outbox.set("shot_open", open_)
+    def _open_shot(self, open_: dict | None, epoch: str = "", fps: float = 30.0) -> None:
+        """Keep on disk whether a shot is under way (``{t, frame}`` of its start, in the
+        stream's clock), so a restart after a crash can record it as unseen."""
+        was = self._open
+        if (open_ or {}).get("frame") == (was or {}).get("frame"):
+            return
+        self._open = open_ and {**open_, "epoch": epoch, "fps": fps, "wall": time.time()}
+        self.outbox.set("shot_open", self._open)
 
-    def _mark_cut(self) -> None:
-        """A shot was in progress when the last run of this worker died: say so."""
+    def _mark_cut(self, epoch: str, t0: float) -> None:
+        """A shot was under way when the last run of this worker died: it is recorded as a
+        shot whose frames from its start to where this run resumes were not processed
+        (contract §11 ``unseen``: the adjudicator asks the referee about it), with the key
+        the shot itself would have had, so a shot that was kept before the crash wins."""
         cut = self.outbox.get("shot_open")
         if not cut:
             return
-        ev = {
-            "type": "shot_cut", "t": cut["t"], "frame": cut["frame"],
-            "reason": "the table's worker stopped during this shot and was restarted: the shot "
-            "is not recorded; the referee enters it by hand",
+        fps = float(cut.get("fps") or 30.0)
+        if cut.get("epoch") == epoch:  # a file resumed on its clock: where it is now
+            to_t = max(cut["t"], time.time() - t0)
+        else:  # a camera: the stream's clock went on while the worker was down
+            to_t = cut["t"] + max(0.0, time.time() - float(cut.get("wall") or time.time()))
+        to_frame = max(int(cut["frame"]), int(round(to_t * fps)))
+        shot = {
+            "start": {"frame": int(cut["frame"]), "t": float(cut["t"])},
+            "end": {"frame": to_frame, "t": round(to_t, 4)},
+            "events": [], "rest": {}, "unseen": {"from": int(cut["frame"]), "to": to_frame},
         }  # fmt: skip
-        epoch = self.outbox.get("clock", {}).get("epoch", "?")
-        self._keep(
-            subjects.event_key(self.table, epoch, f"cut{cut['frame']}"), "events", {"event": ev}
-        )
+        key = subjects.shot_key(self.table, cut.get("epoch") or epoch, int(cut["frame"]))
+        self._keep(key, "shots", {"shot": shot})
+        self.log(f"shot from frame {cut['frame']} cut by a restart: sent as unseen to {to_frame}")
         self.outbox.set("shot_open", None)
 
     # -- the clock of a file played as live ----------------------------------------------
@@ -248,7 +263,7 @@ class TableWorker:
                 else:
                     key = subjects.shot_key(self.table, epoch, item["start"]["frame"])
                     self._keep(key, "shots", {"shot": item})
-            self._open_shot(in_shot(t))
+            self._open_shot(in_shot(t), epoch, fps)
             now = time.monotonic()
             if now - t_rate >= 1.0:
                 self.state["fps"] = round(counted / (now - t_rate), 2)
@@ -373,8 +388,8 @@ class TableWorker:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._deadline = float("inf")
-        self._mark_cut()
         epoch, t0 = self._clock()
+        self._mark_cut(epoch, t0)
         if self.calibration is not None:
             key = subjects.event_key(self.table, epoch, "calibration")
             self._keep(
