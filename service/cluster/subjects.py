@@ -1,8 +1,8 @@
-"""Subjects, streams and message ids of broker mode (contract §11).
+"""Subjects, streams and message ids of broker mode.
 
 ``tablemon.table.<id>.shots``      a shot (contract §8 JSON, events included) — stream
-``tablemon.table.<id>.events``     a table event outside shots (camera_moved, shot_cut,
-                                   calibration) — stream
+``tablemon.table.<id>.events``     a table event outside shots (camera_moved, the
+                                   calibration in use) — stream
 ``tablemon.table.<id>.health``     the worker's status every ``health_every_s`` — core NATS
 ``tablemon.table.<id>.positions``  live ball positions (table mm) — core NATS
 
