@@ -42,11 +42,17 @@ def _retrying(fn: Callable) -> Callable:
     def run(self: MatchService, *args: object, **kw: object) -> object:
         db_retried = False
         for _ in range(3):
+            before = self.db.commits()
             try:
                 return fn(self, *args, **kw)
             except _Stale as e:
                 self.forget(e.match_id)
-            except DatabaseUnavailable:
+            except DatabaseUnavailable as e:
+                if self.db.commits() != before:  # recorded, then lost: never redone twice
+                    why = str(e).split("; ")[0]
+                    raise DatabaseUnavailable(
+                        f"{why} after the change was recorded: reload to see it"
+                    ) from None
                 if db_retried:
                     raise
                 db_retried = True

@@ -218,6 +218,7 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._touched: dict[int | None, int] = {}  # match -> last event id, this transaction
+        self._mine = threading.local()  # commits made by the calling thread
         self.migrate()
 
     # -- plumbing -------------------------------------------------------------------------
@@ -344,6 +345,11 @@ class Database:
         if self.backend == "postgres":
             self._b.execute("SELECT pg_advisory_xact_lock(?)", (_WRITE_LOCK,))
 
+    def commits(self) -> int:
+        """How many transactions the calling thread has committed (whether a change that
+        failed had already been recorded)."""
+        return getattr(self._mine, "n", 0)
+
     def _commit(self) -> None:
         touched, self._touched = self._touched, {}
         if touched and self.backend == "postgres":
@@ -353,6 +359,7 @@ class Database:
             }
             self._b.execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, _j(payload)))
         self._b.execute("COMMIT")
+        self._mine.n = self.commits() + 1
 
     def _q(self, sql: str, args: tuple = ()) -> list[tuple]:
         return self._run(lambda: self._b.execute(sql, args).fetchall())
