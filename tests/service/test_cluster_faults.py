@@ -59,7 +59,7 @@ def test_kill9_api_process_the_other_serves_on(tmp_path: Path, natsd, pg_cluster
 
 
 def test_nats_restart_worker_keeps_and_resends(tmp_path: Path, natsd) -> None:
-    clip = fake_clip(tmp_path / "v", n=8, every_s=0.5)
+    clip = fake_clip(tmp_path / "v", n=8, every_s=1.0)  # shots still to come when NATS stops
     with apis(tmp_path, str(tmp_path / "k.db"), natsd.url, n=1) as (a,):
         table, mid = setup_table(a.url)
         w = start_worker(tmp_path, table, clip, natsd.url)
@@ -82,7 +82,8 @@ def test_nats_restart_worker_keeps_and_resends(tmp_path: Path, natsd) -> None:
 
 
 def test_kill9_worker_mid_shot_is_marked_not_invented(tmp_path: Path, natsd) -> None:
-    clip = fake_clip(tmp_path / "v", n=4, every_s=1.5, dur_s=1.2, first_s=0.3)
+    # 3 s between shots: time for the restarted worker to start on a loaded machine
+    clip = fake_clip(tmp_path / "v", n=4, every_s=4.0, dur_s=1.2, first_s=0.3)
     truth = truth_starts(clip)
     with apis(tmp_path, str(tmp_path / "k.db"), natsd.url, n=1) as (a,):
         table, mid = setup_table(a.url)
