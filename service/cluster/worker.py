@@ -133,7 +133,7 @@ class TableWorker:
         """``(epoch, t0)``: a file source goes on with the clock it had (its video time is
         now - t0) unless it ended (then it starts at ``start_at`` or now); a camera starts a
         new epoch."""
-        from service.live import _is_file
+        from service.live_worker import _is_file
 
         if not _is_file(self.source):
             t0 = time.time()
@@ -156,7 +156,7 @@ class TableWorker:
     ) -> tuple[Callable, Callable[[float], dict | None], str | None]:
         """``(process, in_shot, why)``: the live vision with a tap for positions, else the
         ground truth beside a file (the status says so)."""
-        from service.live import PROCESSOR, _load_processor, truth_sidecar
+        from service.live_worker import PROCESSOR, _load_processor, truth_sidecar
 
         side = truth_sidecar(self.source)
         if self.simulate or self.truth:
@@ -210,7 +210,7 @@ class TableWorker:
         """The capture and vision loop (a thread): frames at the source's rate, the newest
         one taken when the vision is free (the others counted as dropped). Returns the
         length played (s; None: the source did not open)."""
-        from service.live import _is_file, _open
+        from service.live_worker import _is_file, _open
 
         is_file = _is_file(self.source)
         offset = max(0.0, time.time() - t0) if is_file else 0.0
@@ -449,7 +449,7 @@ def run_cli(args: argparse.Namespace) -> int:
     except ImportError:
         raise ValueError("tablemon worker needs nats-py: pip install 'tablemon[cluster]'") from None
     source = args.camera
-    from service.live import _is_file
+    from service.live_worker import _is_file
 
     if _is_file(source) and not Path(source).is_file():
         raise ValueError(f"{source}: no such video file")
