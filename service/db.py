@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -219,6 +220,7 @@ class Database:
         self._depth = 0
         self._touched: dict[int | None, int] = {}  # match -> last event id, this transaction
         self._mine = threading.local()  # commits made by the calling thread
+        self.source = f"{os.getpid()}-{id(self):x}"  # names this process's NOTIFYs
         self.migrate()
 
     # -- plumbing -------------------------------------------------------------------------
@@ -354,6 +356,7 @@ class Database:
         touched, self._touched = self._touched, {}
         if touched and self.backend == "postgres":
             payload = {
+                "src": self.source,
                 "m": {str(k): v for k, v in touched.items() if k is not None},
                 "last": max(touched.values()),
             }

@@ -64,6 +64,8 @@ class ChangeListener:
             data = json.loads(payload)
         except ValueError:
             return
+        if data.get("src") == self.service.db.source:  # this process's own change: settled
+            return
         for mid, rev in (data.get("m") or {}).items():
             with contextlib.suppress(Exception):
                 self.service.refresh(int(mid), int(rev))
