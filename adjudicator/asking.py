@@ -36,8 +36,9 @@ from adjudicator.doubt import (
     strikes,
     unseen,
 )
+from adjudicator.lag_call import ask_keys, lag_balls
 from contract.events import EventType
-from contract.match import Option, Question, Shot, Verdict
+from contract.match import Option, Question, RefereeInput, Shot, Verdict
 
 Infer = Callable[[Shot, Shot | None], Shot]
 
@@ -173,6 +174,8 @@ class Asker:
     ) -> tuple[Verdict, MatchState, Question | None, bool]:
         """The verdict of ``shot``, the state after it, its question (None when sure) and
         whether the next shot was merged into it by the referee's answer."""
+        if lag_balls(shot) is not None:
+            return self._lag(state, shot)
         why, structural = self._structural(state, shot, prev, respot, nxt)
         known = _known(state, prev)
         numbered, elim = number_readings(shot, known) if self.numbered else ([], None)
@@ -240,10 +243,34 @@ class Asker:
                     raise
         return judged
 
+    def _lag(
+        self, state: MatchState, shot: Shot
+    ) -> tuple[Verdict, MatchState, Question | None, bool]:
+        """A lag shot: the rules call it; when the distances were too close to call (the
+        verdict's ``lag.ask``), one question ``about: "lag"`` whose options are the verdicts
+        under each answer; unanswered, the verdict is the nearer ball's win, ``uncertain``,
+        with the other answers as its readings."""
+        v = self._verdict(state, shot)
+        ask = ((v.__pydantic_extra__ or {}).get("lag") or {}).get("ask")
+        if not ask:
+            return v, self.rules.apply(state, shot, v), None, False
+        ref = shot.referee or RefereeInput()
+        opts = []
+        for key, label in ask["options"]:
+            alt = ref.model_copy(update={"answers": {**ref.answers, "lag": key}})
+            ov = self._verdict(state, shot.model_copy(update={"referee": alt}))
+            opts.append(Option(key=key, label=label, verdict=ov))
+        answer = ref.answers.get("lag")
+        q = Question(id="", shot=shot.index, about="lag", why=ask["why"], options=tuple(opts),
+                     frames=tuple(ask["frames"]), answer=answer if answer in ask_keys(ask) else None)  # fmt: skip
+        if q.answer is None:
+            v = v.model_copy(update={"readings": tuple(o.verdict for o in opts[1:] if o.verdict)})
+        return v, self.rules.apply(state, shot, v), q, False
+
     # ------------------------------------------------------------------ the match
     def _carom_player(self, state: MatchState, shot: Shot) -> tuple[MatchState, str | None]:
         """Carom: a shot struck with the other player's ball is that player's."""
-        if not self.carom or state.frame_over or state.match_over:
+        if not self.carom or state.frame_over or state.match_over or lag_balls(shot):
             return state, None
         balls = state.extra.get("balls") or {"A": "white", "B": "yellow"}
         hit = next((e.ball for e in shot.events if e.type is EventType.STRIKE), None)

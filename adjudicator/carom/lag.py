@@ -6,7 +6,8 @@ A lag shot carries a ``lag`` event (contract §8). It is lost by touching the re
 skittle, by touching a long cushion, or by crossing into the opponent's half (the long
 halves ``y < W/2`` / ``y > W/2``) and touching his ball. Both balls must be moving before
 either reaches the top cushion, or the lag is repeated; whoever breaks that twice
-loses it. A collision with no culprit, or equal distances, repeats the lag.
+loses it. A collision with no culprit, or equal distances, repeats the lag: "equal" is the
+referee's answer when the distances are too close to call (:mod:`adjudicator.lag_call`).
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from dataclasses import dataclass, field
 from adjudicator.base import Player, other
 from adjudicator.carom.fouls import reason
 from adjudicator.carom.values import SKITTLES
+from adjudicator.lag_call import LagBall, LagCall, call_lag
 from contract.events import EventType
 from contract.match import Shot
 from contract.tables import TableSpec
-
-EQUAL_MM = 0.5  # rest distances closer than this are "the same distance" (rule 3)
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,9 @@ class LagResult:
     reasons: tuple[dict[str, str], ...] = ()
     refs: tuple[str, ...] = ("carom:3",)
     losers: tuple[Player, ...] = field(default=())
+    call: LagCall | None = None
+    """The distances, their uncertainty and the question when too close (None: decided
+    before any distance counted: a late start, a collision with no culprit)."""
 
 
 def _long(cushion: str | None) -> bool:
@@ -92,22 +95,19 @@ def judge_lag(
             return LagResult(other(p), nf, (why,), losers=(p,))
         return LagResult(None, nf, (_repeat("шары не были в движении одновременно",
                                             "both balls were not moving together"),))  # fmt: skip
-    if len(lost) == 2:
-        return LagResult(None, faults, (*lost.values(), _repeat("проиграли оба", "both lost")))
-    if len(lost) == 1:
-        p = next(iter(lost))
-        return LagResult(other(p), faults, (lost[p],), losers=(p,))
-    xs = {}
+    dist = {}
     for p, b in balls.items():
-        if b not in shot.rest:
+        if b not in shot.rest and p not in lost:
             raise ValueError(f"shot {shot.index}: a lag needs the rest position of {b!r}")
-        xs[p] = shot.rest[b][0]
-    if abs(xs["A"] - xs["B"]) < EQUAL_MM:
-        return LagResult(None, faults, (_repeat("равное расстояние", "equal distances"),))
-    win: Player = "A" if xs["A"] < xs["B"] else "B"
-    why = reason("carom:3", f"Жребий выиграл игрок {win}: его шар ближе к нижнему борту",
-                 f"Player {win} wins the lag: his ball stopped nearer the bottom cushion")  # fmt: skip
-    return LagResult(win, faults, (why,))
+        dist[p] = LagBall(b, shot.rest[b][0] if b in shot.rest else None, lost.get(p))  # type: ignore[index]
+    answer = shot.referee.answers.get("lag") if shot.referee is not None else None
+    call = call_lag(dist, shot, _say, ("нижнему", "bottom"), answer)
+    losers = tuple(p for p in ("A", "B") if p in lost) if len(lost) == 1 else ()
+    return LagResult(call.winner, faults, call.reasons, losers=losers, call=call)  # type: ignore[arg-type]
+
+
+def _say(ru: str, en: str) -> dict[str, str]:
+    return reason("carom:3", ru, en)
 
 
 def _late(ball: str, strike: Mapping[str, int], top_at: Mapping[str, int]) -> bool:

@@ -34,6 +34,7 @@ from adjudicator.carom.placement import (
 )
 from adjudicator.carom.skittles import skittle_plan
 from adjudicator.carom.values import carom_points, skittle_points, values_for
+from adjudicator.lag_call import lag_verdict
 from contract.match import Foul, Respot, Shot, Verdict
 from contract.tables import TableSpec, load_table
 
@@ -381,13 +382,8 @@ class Carom5Pin:
             give = shot.referee is not None and shot.referee.choice == "concede"
             breaker = other(res.winner) if give else res.winner
             options = ("break", "concede")
-        return Verdict(
-            legal=True,
-            next=breaker,
-            rule_refs=res.refs,
-            reasons=res.reasons,
-            options=options,
-            lag_winner=res.winner,
+        return lag_verdict(
+            res.winner, breaker, res.refs, res.reasons, options, res.call, res.losers
         )
 
     def _apply_lag(self, state: MatchState, shot: Shot, verdict: Verdict) -> MatchState:

@@ -40,6 +40,10 @@ def apply_verdict(rules: Rules, state: MatchState, shot: Shot, verdict: Verdict)
     state = rules.ready(state)
     striker: Player = shot.player or state.turn
     n = state.shot_no + 1
+    if _ext(verdict, "lag") is not None:  # rule 8: the lag decides who breaks, nothing else
+        won = _ext(verdict, "lag_winner") is not None
+        turn = verdict.next if won else state.turn
+        return replace(state, shot_no=n, turn=turn, breaker=turn, last_verdict=verdict)
     if _ext(verdict, "replay"):  # 22.2 / 26.1: balls back where they were, same turn
         if _ext(verdict, "rerack"):  # 26.2: positions lost: (partial) pyramid, yellow in hand
             on_shelf = {b for s in state.shelf.values() for b in s}

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from adjudicator.base import MatchSettings, MatchState, Player, frozen_map, other
+from adjudicator.lag_call import lag_balls, lag_verdict
 from adjudicator.pyramid import predicates as P
 from adjudicator.pyramid.geometry import (
     OBJECT_BALLS,
@@ -23,6 +24,7 @@ from adjudicator.pyramid.geometry import (
     respot_positions,
     table_for,
 )
+from adjudicator.pyramid.lag import judge_lag
 from adjudicator.pyramid.texts import PATTERN_TEXT, choice_note, foul_reason, sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Respot, Shot, Verdict
@@ -159,6 +161,8 @@ class PyramidRules:
         ref = shot.referee
         if ref is not None and ref.verdict is not None:
             return ref.verdict
+        if lag_balls(shot) is not None:
+            return self.judge_lag(state, shot)
         striker: Player = shot.player or state.turn
         opp = other(striker)
         if ref is not None and ref.restore:
@@ -240,6 +244,20 @@ class PyramidRules:
         if any(owed.values()):
             extra["owed"] = owed
         return _verdict(legal, r, scored, pocketed, nxt, resp, options, extra)
+
+    def judge_lag(self, state: MatchState, shot: Shot) -> Verdict:
+        """Rule 8: the lag shot (before a frame's break). The winner breaks unless he
+        concedes (8.3, ``RefereeInput.choice == "concede"``); nothing is scored."""
+        if not state.is_break:
+            raise ValueError(f"shot {shot.index}: a lag is played only before a frame's break")
+        winner, call = judge_lag(shot, table_for(state.settings.table).W)
+        breaker, options = state.turn, ()
+        if winner is not None:
+            give = shot.referee is not None and shot.referee.choice == "concede"
+            breaker, options = (other(winner) if give else winner), ("break", "concede")
+        losers = tuple(p for p, b in (call.info.get("balls") or {}).items() if b.get("lost"))
+        return lag_verdict(winner, breaker, ("pyramid:8.1",), call.reasons, options, call,
+                           losers if len(losers) == 1 else ())  # fmt: skip
 
     def camera_fouls(
         self, state: MatchState, shot: Shot, cue: str, striker: Player

@@ -28,7 +28,8 @@ def lag_shot(*events, rest=None, choice=None):
     [
         P(GO + BACK, None, "A", id="carom:3 white nearer the bottom cushion: A wins"),
         P(GO + BACK, {W: (500.0, 400.0), Y: (450.0, 1000.0)}, "B", id="carom:3 yellow nearer: B wins"),
-        P(GO + BACK, {W: (450.0, 400.0), Y: (450.2, 1000.0)}, None, id="carom:3 same distance: repeated"),
+        P(GO + BACK, {W: (450.0, 400.0), Y: (450.2, 1000.0)}, "A",
+          id="carom:3 0.2 mm apart: too close to call, the nearer is the likely winner (asked)"),
         P(GO + BACK + [cushion(W, "left")], None, "B", id="carom:3 white touches a long cushion: loses"),
         P(GO + BACK + [hit(Y, "red")], {W: (500.0, 400.0), Y: (450.0, 1000.0)}, "A",
           id="carom:3 yellow touches the red: loses though nearer"),
