@@ -27,6 +27,7 @@ from contract.tracks import Tracks, TracksWriter
 from vision.base.geometry import surface_outline_mm
 from vision.capture.source import VideoSource, open_capture
 from vision.detect.detector import Detector
+from vision.events.lag import lag_sigma_mm
 from vision.register import DriftWatch
 from vision.stream import (
     RowSpill,
@@ -314,7 +315,7 @@ def stream_video(
     opened = source if isinstance(source, VideoSource) else VideoSource(source)
     with opened as src, RowSpill() as spill, _writer(tracks_path) as writer:
         rep = Replayer(src, calib, table, True, reference, read_numbers)
-        cutter = SegmentShots(table, src.fps)
+        cutter = SegmentShots(table, src.fps, lag_sigma_mm=lag_sigma_mm(calib.data))
         ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
         bar = progress_bar(src.frame_count) if progress else None
         try:

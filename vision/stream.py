@@ -21,6 +21,7 @@ from contract.events import Event
 from contract.match import Shot
 from contract.tables import TableSpec
 from contract.tracks import HEADER, Tracks, TracksWriter
+from vision.events.lag import is_lag
 from vision.events.series import series_from_tracks
 from vision.events.settings import ShotSettings
 from vision.events.shots import cut_tracks
@@ -148,8 +149,15 @@ class SegmentShots:
     shots starting before ``c`` are kept; the rows from ``c - quiet`` on are kept for the
     next segment, whose shots start at ``c`` or later."""
 
-    def __init__(self, table: TableSpec, fps: float, settings: ShotSettings | None = None):
+    def __init__(
+        self,
+        table: TableSpec,
+        fps: float,
+        settings: ShotSettings | None = None,
+        lag_sigma_mm: float | None = None,
+    ):
         self.table, self.fps, self.settings = table, fps, settings
+        self.lag_sigma_mm = lag_sigma_mm  # one lag ball's rest uncertainty (mm), calibration
         self.quiet = max(2, int(round(QUIET_S * fps)))
         self.min_frames = int(round(MIN_SEGMENT_S * fps))
         self._parts: list[Tracks] = []
@@ -188,7 +196,16 @@ class SegmentShots:
     def _segment(self, buf: Tracks, c: int | None, unsure: list[list[int]], moved=()) -> None:
         seg = buf if c is None else buf.select(buf.frame <= c + self.quiet)
         rows = unsure_rows(seg, unsure)
-        cut = cut_tracks(rows, self.table, self.fps, self.settings, moved)
+        lag = all(is_lag(s) for s in self._shots)  # the lag comes before the first shot
+        cut = cut_tracks(
+            rows,
+            self.table,
+            self.fps,
+            self.settings,
+            moved,
+            lag=lag,
+            lag_sigma_mm=self.lag_sigma_mm,
+        )
         top = 10**12 if c is None else c
         self._shots += [s for s in cut.shots if self._lo <= s.start.frame < top]
         self._loose += [e for e in cut.loose_events if self._lo <= e.frame < top]

@@ -19,6 +19,7 @@ from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES, in_spans
 from vision.events.finder import EventFinder
+from vision.events.lag import as_lag, lag_pair
 from vision.events.lost import lost_spans
 from vision.events.motion import (
     Movement,
@@ -312,11 +313,20 @@ def _drop_spares(series: Series, table: TableSpec) -> Series:
 
 
 def cut_series(
-    series: Series, table: TableSpec, settings: ShotSettings | None = None, moved=()
+    series: Series,
+    table: TableSpec,
+    settings: ShotSettings | None = None,
+    moved=(),
+    *,
+    lag: bool = True,
+    lag_sigma_mm: float | None = None,
 ) -> CutResult:
     """Shots with events and rest positions from dense series. ``moved``: [first, last]
     video frames in which the camera moved (``vision.register.DriftWatch.moves``): no
-    strike, ``ball_touched``, ``early_strike`` or pocket comes from them."""
+    strike, ``ball_touched``, ``early_strike`` or pocket comes from them. ``lag``: the
+    shots before the first that is not a lag may be lags (two balls struck together,
+    :mod:`vision.events.lag`); ``lag_sigma_mm``: one ball's rest standard uncertainty (mm,
+    from the calibration) written on each lag event."""
     moved = [(a - series.first, b - series.first) for a, b in moved]
     R = table.ball_radius
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
@@ -336,6 +346,13 @@ def cut_series(
     shots: list[Shot] = []
     loose: list[Event] = []
     prev_end = -1e9
+    step = seen_step_mm(s)
+
+    def strike(m: Movement) -> bool:
+        b = series.index(m.ball)
+        return _strike_like(m, R, series.xy[b], series.visible[b], step)
+
+    lagging = lag
     for g in groups:
         pocket = _is_hanging_drop(g, table)
         if pocket and shots and g[0].start_f - prev_end <= s.hang_s * series.fps:
@@ -345,6 +362,12 @@ def cut_series(
             shots[-1] = last.model_copy(update={"events": (*last.events, ev), "rest": rest})
             continue
         events, cue = finder.shot_events(g)
+        if lagging and (pair := lag_pair(g, table, series.fps, strike)) is not None:
+            xy_of = lambda b: series.xy[series.index(b)]  # noqa: E731
+            make = lambda f, t, **kw: _ev(series, f, t, **kw)  # noqa: E731
+            events, cue = as_lag(pair, events, xy_of, table, make, lag_sigma_mm), None
+        else:
+            lagging = False  # the lag comes before a match's first shot
         events = _unseen(events, series, moved) if moved else events
         start_f = min(m.start_f for m in g)
         end_f = max(m.stop_f for m in g)
@@ -398,9 +421,14 @@ def cut_tracks(
     fps: float | None = None,
     settings: ShotSettings | None = None,
     moved=(),
+    *,
+    lag: bool = True,
+    lag_sigma_mm: float | None = None,
 ) -> CutResult:
-    """Shots from TRACKS rows (contract §7); ``moved``: see :func:`cut_series`."""
-    return cut_series(series_from_tracks(tracks, fps), table, settings, moved)
+    """Shots from TRACKS rows (contract §7); ``moved``, ``lag``, ``lag_sigma_mm``: see
+    :func:`cut_series`."""
+    series = series_from_tracks(tracks, fps)
+    return cut_series(series, table, settings, moved, lag=lag, lag_sigma_mm=lag_sigma_mm)
 
 
 def shots_from_tracks(

@@ -14,6 +14,7 @@ from contract.match import FrameTime, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES
+from vision.events.lag import is_lag
 from vision.events.settings import ShotSettings
 from vision.events.shots import cut_tracks
 
@@ -46,6 +47,7 @@ class LiveShotCutter:
         self._sigma = 0.0  # measurement noise (mm, one axis) of the recent steps
         self._active = False
         self._emitted = 0
+        self._played = False  # a shot other than a lag was emitted: no lag after it
         self._last_end = -1
         self._preroll = int(self.fps * 1.0)
 
@@ -107,7 +109,8 @@ class LiveShotCutter:
             for r in self._rows
         ]
         moves = [(a, b) for a, b in moves if b >= first]
-        cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves)
+        lag = not self._played  # the lag comes before a match's first shot
+        cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves, lag=lag)
         done = frame if settled else frame - LIVE_KEEP_S * self.fps  # full: shots over
         fresh = [
             self._carried(s, moves, rows)
@@ -117,6 +120,7 @@ class LiveShotCutter:
         shots = [s.model_copy(update={"index": self._emitted + i + 1}) for i, s in enumerate(fresh)]
         if shots:
             self._last_end = shots[-1].end.frame
+            self._played = self._played or not all(is_lag(s) for s in shots)
         self._emitted += len(shots)
         keep_from = frame - self._preroll if settled else done
         self._rows = [r for r in self._rows if r[0] >= keep_from]
