@@ -44,6 +44,8 @@ class StateView:
     settled shots, contract §11); None when nothing is pending."""
     pending: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
     """Open question id -> option key -> what each player gains under it."""
+    lag: dict | None = None
+    """The lag (pyramid 8, 5-pin 3): see :func:`lag_view`; None when the match has none."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,6 +71,7 @@ class StateView:
             "judged_by": self.judged_by,
             "score_as_read": None if self.score_as_read is None else dict(self.score_as_read),
             "pending": self.pending,
+            "lag": self.lag,
         }
 
 
@@ -125,7 +128,7 @@ def judge(settings: dict, shots: list[dict]) -> Judged:
         from adjudicator.base import rules_for
 
         st = rules_for(ms.game).initial_state(ms, match.start.breaker if match.start else "A")
-    view = _from_state(st)
+    view = replace(_from_state(st), lag=lag_view(settings, judged))
     if judged.pending or any(q.answer is None for q in judged.questions):
         view = replace(
             view,
@@ -134,6 +137,51 @@ def judge(settings: dict, shots: list[dict]) -> Judged:
             pending=dict(judged.pending),
         )
     return Judged(judged, view)
+
+
+def lag_view(settings: dict, match: Match) -> dict | None:
+    """The lag as the scoreboard shows it: ``status`` ``waiting`` (a ``breaker: "lag"``
+    match before any shot), ``asked`` (too close to call: question ``question`` is open),
+    ``repeat`` (to be played again), ``choose`` (the winner is to choose: break or concede,
+    ``RefereeInput.choice`` on shot ``shot``) or ``decided``; with the adjudicator's
+    ``lag`` extension (each ball's distance to the near cushion and its uncertainty in mm,
+    the reason a ball lost), ``winner``, ``breaker`` and the verdict's ``reasons``. None
+    when the match has no lag."""
+    shots = match.shots
+    at = [i for i, sh in enumerate(shots) if any(e.type == "lag" for e in sh.events)]
+    if not at:
+        waiting = settings.get("breaker") == "lag" and not shots
+        return {"status": "waiting", "winner": None} if waiting else None
+    i = at[-1]
+    sh = shots[i]
+    v = sh.verdict
+    if v is None:
+        return None
+    ext = dict((v.__pydantic_extra__ or {}).get("lag") or {})
+    ext.pop("ask", None)
+    winner = (v.__pydantic_extra__ or {}).get("lag_winner")
+    q = next((q for q in match.questions
+              if q.shot == sh.index and q.about == "lag" and q.answer is None), None)  # fmt: skip
+    choice = sh.referee.choice if sh.referee is not None else None
+    if q is not None:
+        status = "asked"
+    elif winner is None:
+        status = "repeat"
+    elif choice in ("break", "concede") or i < len(shots) - 1:
+        status = "decided"
+    else:
+        status = "choose"
+    return {
+        **ext,
+        "shot": sh.index,
+        "status": status,
+        "winner": winner,
+        "breaker": v.next if winner is not None else None,
+        "choice": choice,
+        "question": q.id if q is not None else None,
+        "uncertain": v.uncertain,
+        "reasons": list(v.reasons),
+    }
 
 
 def _from_state(st: Any) -> StateView:

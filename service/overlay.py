@@ -7,7 +7,7 @@ from __future__ import annotations
 from service.db import Database
 from service.questions import doubts, is_open, option_view, ref
 from service.schemas import ScoreboardOut
-from service.texts import verdict_reason, verdict_text
+from service.texts import lag_text, verdict_reason, verdict_text
 
 
 def build(db: Database, c, lang: str) -> ScoreboardOut:
@@ -43,6 +43,8 @@ def build(db: Database, c, lang: str) -> ScoreboardOut:
         lang=lang,
         rev=c.rev,
         **_questions(c, lang),
+        lag=st.lag,
+        lagText=lag_text(st.lag, lang, names),
     )
 
 

@@ -241,6 +241,13 @@ class StateOut(BaseModel):
     questions: list[QuestionBrief] = Field(
         default_factory=list, description="the open questions (GET .../questions for all)"
     )
+    lag: dict | None = Field(
+        default=None,
+        description="the lag: status (waiting, asked, repeat, choose, decided), winner, "
+        "breaker, balls (player -> ball, distance_mm to the near cushion, uncertainty_mm, "
+        "lost: the reason it lost), difference_mm, uncertainty_mm (of the difference), "
+        "question (the open lag question's id), reasons; null when the match has no lag",
+    )
 
 
 class ShotIn(Shot):
@@ -294,7 +301,8 @@ class VerdictIn(_OnShot):
 
 
 class ChoiceIn(_OnShot):
-    choice: Literal["play", "hand_back", "rerack", "rebreak"]
+    choice: Literal["play", "hand_back", "rerack", "rebreak", "break", "concede"]
+    """After a foul: the opponent's option; on a lag shot: the winner's (break or concede)."""
 
 
 class EndFrameIn(_OnShot):
@@ -352,6 +360,9 @@ class ScoreboardOut(BaseModel):
         description="open questions: ref, shot, why, options [{key, label, gains, text}] "
         "(text in ``lang``)",
     )
+    lag: dict | None = None
+    """The lag as ``GET /matches/{id}/state`` reports it (null: no lag)."""
+    lagText: str = ""
 
 
 # -- replays ------------------------------------------------------------------------------

@@ -70,3 +70,43 @@ def verdict_reason(v: Verdict | None, lang: str) -> str:
     texts = [r.get(lang) or next(iter(r.values()), "") for r in v.reasons]
     text = "; ".join(t for t in texts if t)
     return text or ", ".join(v.rule_refs)
+
+
+LAG_WORDS = {
+    "waiting": {"ru": "Разбег: ждём удара", "en": "Lag: waiting"},
+    "asked": {"ru": "Разбег: слишком близко, решает судья", "en": "Lag: too close to call, the referee decides"},
+    "repeat": {"ru": "Разбег повторяется", "en": "Lag to be replayed"},
+    "choose": {"ru": "выбирает: разбивать или уступить", "en": "to choose: break or concede"},
+    "decided": {"ru": "разбивает", "en": "breaks"},
+    "won": {"ru": "Разбег выиграл", "en": "Lag won by"},
+    "lost": {"ru": "проиграл", "en": "lost"},
+}  # fmt: skip
+
+
+def lag_text(lag: dict | None, lang: str, names: dict[str, str] | None = None) -> str:
+    """One line on the lag: who won and each ball's distance to the near cushion with its
+    uncertainty (mm), or why a ball lost; ``Lag: too close to call`` while asked."""
+    if not lag:
+        return ""
+    names = names or {}
+    status = lag.get("status", "")
+    if status in ("waiting", "asked", "repeat"):
+        head = LAG_WORDS[status][lang]
+    else:
+        w = lag.get("winner")
+        head = f"{LAG_WORDS['won'][lang]} {names.get(w, w)}"
+        if status == "choose":
+            head += f" · {names.get(w, w)} {LAG_WORDS['choose'][lang]}"
+        elif lag.get("breaker"):
+            b = lag["breaker"]
+            head += f" · {names.get(b, b)} {LAG_WORDS['decided'][lang]}"
+    parts = [head]
+    for p, ball in sorted((lag.get("balls") or {}).items()):
+        who = names.get(p, p)
+        if ball.get("lost"):
+            parts.append(f"{who}: {ball['lost'].get(lang, '')}")
+        elif ball.get("distance_mm") is not None:
+            parts.append(
+                f"{who}: {ball['distance_mm']:.1f} ± {ball.get('uncertainty_mm') or 0:.1f} mm"
+            )
+    return " · ".join(parts)

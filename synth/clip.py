@@ -71,6 +71,9 @@ class Stroke:
     lean: bool = False
     knock: bool = False
     cover: tuple[Cover, ...] = ()
+    also: tuple[tuple[str, float, float, float], ...] = ()
+    """More balls struck in the same shot, a lag (pyramid 8, 5-pin 3): (ball, direction,
+    speed, delay s after ``cue``); the shot's truth then carries a ``lag`` event."""
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,8 @@ class _Builder:
             t = t0 + e["t"]
             ev = {k: v for k, v in e.items() if k != "t"}
             events.append({"frame": round(t * fps), "t": round(t, 4), **ev})
+        if st.also:
+            events = lag_truth(self.table, st, res, k0, fps, c, events)
         self.pos = res.rest()
         for name, (_, _, ang) in res.skittle_down.items():
             self.fallen[name] = ang
@@ -365,6 +370,40 @@ class _Builder:
         return BallPose(x, y, self.R - 2.2 * self.R * f, rot=rot, on_table=False)
 
 
+def lag_truth(
+    table: TableSpec,
+    st: Stroke,
+    res: SimResult,
+    k0: int,
+    fps: float,
+    at: Point,
+    events: list[dict],
+) -> list[dict]:
+    """``events`` (clip frames) of a two-ball stroke with the exact lag truth added: the
+    ``lag`` event (the left half's ball first, ``uncertainty_mm`` 0.01: the truth is
+    exact), each strike's place, and the first frame each ball's centre is past
+    ``y = W/2`` (``cross``, ``line: "half"``)."""
+    mid = table.W / 2
+    starts = {st.cue: at} | {b: tuple(res.pos[0, res.ids.index(b)]) for b, *_ in st.also}
+    balls = sorted(starts, key=lambda b: starts[b][1])[:2]
+    t0 = k0 / fps
+    out = [{"frame": k0, "t": round(t0, 4), "type": "lag", "balls": balls, "uncertainty_mm": 0.01}]
+    for b in balls:
+        i = res.ids.index(b)
+        side = starts[b][1] < mid
+        past = (res.pos[:, i, 1] > mid) if side else (res.pos[:, i, 1] < mid)
+        hit = np.flatnonzero(past & res.active[:, i])
+        if len(hit):
+            k = int(hit[0])
+            out.append({"frame": k0 + k, "t": round(t0 + k / fps, 4), "type": "cross",
+                        "ball": b, "line": "half"})  # fmt: skip
+    for e in events:
+        if e["type"] == "strike":
+            e = e | {"at": [round(float(v), 1) for v in starts[e["ball"]]]}
+        out.append(e)
+    return sorted(out, key=lambda e: (e["frame"], e["type"] != "lag"))
+
+
 def build_clip(spec: ClipSpec, params: Params | None = None) -> Clip:
     """Simulate every stroke of ``spec`` and lay the clip out frame by frame."""
     b = _Builder(spec)
@@ -397,6 +436,7 @@ def build_clip(spec: ClipSpec, params: Params | None = None) -> Clip:
                 st.jump,
                 sk,
                 params,
+                st.also,
             )
         b.stroke(st, res)
         b.hold(REST)

@@ -196,9 +196,11 @@ class Simulator:
         fps: float = 30.0,
         jump: tuple[str, ...] = (),
         skittles: SkittleSet | None = None,
+        later: tuple[tuple[str, float, tuple[float, float], tuple[float, float]], ...] = (),
     ) -> SimResult:
         """Strike ball ``cue`` with ``velocity`` (mm/s) and rolling-spin velocity ``spin``
-        (mm/s) at t = 0 and simulate until every ball is at rest."""
+        (mm/s) at t = 0 and simulate until every ball is at rest. ``later``: more balls
+        struck in the same shot (a lag): (ball, seconds after t = 0, velocity, spin)."""
         if cue not in positions:
             raise ValueError(f"cue ball {cue!r} is not on the table")
         ids = tuple(positions)
@@ -231,7 +233,13 @@ class Simulator:
         t = 0.0
         step = 0
         cl = self.table.centre_line_x
+        pending = sorted(later, key=lambda s: s[1])
         while True:
+            while pending and pending[0][1] <= t + 1e-9:
+                b2, _, v2, w2 = pending.pop(0)
+                k2 = ids.index(b2)
+                vel[k2], w[k2] = v2, w2
+                events.append({"t": t, "type": "strike", "ball": b2})
             speed = np.hypot(vel[:, 0], vel[:, 1])
             self._moving = act & ((speed > 0) | (np.hypot(w[:, 0], w[:, 1]) > 0))
             remaining = dt
@@ -313,7 +321,7 @@ class Simulator:
                 energy.append(self._energy(vel, w, act))
                 phi[:] = 0
                 still = not np.any(act & ((np.abs(vel).sum(1) > 0) | (np.abs(w).sum(1) > 0)))
-                if (still and (sk is None or sk.settled(t))) or t > P.max_time:
+                if (still and not pending and (sk is None or sk.settled(t))) or t > P.max_time:
                     break
         events.sort(key=lambda e: e["t"])
         spin_arr = np.array([np.zeros((n, 3))] + frames_spin)
@@ -402,11 +410,19 @@ def simulate(
     jump: tuple[str, ...] = (),
     skittles: SkittleSet | None = None,
     params: Params | None = None,
+    also: tuple[tuple[str, float, float, float], ...] = (),
 ) -> SimResult:
     """Strike ``cue`` in ``direction`` (radians in the table frame) at ``speed`` mm/s.
 
-    ``spin``: tip offset as a fraction of R (+ follow, - draw, |spin| <= 0.6)."""
-    d = np.array([np.cos(direction), np.sin(direction)])
-    v = d * speed
-    w = d * speed * 2.5 * float(np.clip(spin, -0.6, 0.6))
-    return Simulator(table, params).run(positions, cue, tuple(v), tuple(w), fps, jump, skittles)
+    ``spin``: tip offset as a fraction of R (+ follow, - draw, |spin| <= 0.6). ``also``:
+    more balls struck in the same shot (a lag), each (ball, direction, speed, delay s)."""
+
+    def vw(direction: float, speed: float) -> tuple[tuple, tuple]:
+        d = np.array([np.cos(direction), np.sin(direction)])
+        w = d * speed * 2.5 * float(np.clip(spin, -0.6, 0.6))
+        return tuple(d * speed), tuple(w)
+
+    v, w = vw(direction, speed)
+    later = tuple((b, dt, *vw(a, sp)) for b, a, sp, dt in also)
+    sim = Simulator(table, params)
+    return sim.run(positions, cue, v, w, fps, jump, skittles, later)

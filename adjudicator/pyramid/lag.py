@@ -80,7 +80,8 @@ def lag_ball(
 ) -> LagBall:
     """A :class:`LagBall` from a lag's events and rest positions (table mm). ``player`` A
     lags on the left half (``y < W/2``), B on the right; the ball crossed into the
-    opponent's half when any event places it there (``at``) or it rests there."""
+    opponent's half when any of its events but a contact places it there (``at``) or it
+    rests there."""
     mine = (lambda y: y < width_mm / 2) if player == "A" else (lambda y: y > width_mm / 2)
     cushions: list[str] = []
     pocketed = off = crossed = False
@@ -93,7 +94,8 @@ def lag_ball(
             pocketed = True
         elif e.type is EventType.OFF_TABLE and e.ball == ball:
             off = True
-        if e.at is not None and not mine(e.at[1]):
+        # a contact's ``at`` is the touching point, a radius from each centre: not a place
+        if e.at is not None and e.type is not EventType.CONTACT and not mine(e.at[1]):
             crossed = True
     p = rest.get(ball)
     if p is not None and not mine(p[1]):

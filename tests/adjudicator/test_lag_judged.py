@@ -91,6 +91,8 @@ def cush(p: str, name: str, game: str = "pyr") -> dict:
           id="pyramid:8.2 both lost: repeated"),
         P("pyr", 100.0, 500.0, [{"type": "contact", "balls": ("yellow", "w1")}], None, None,
           id="pyramid:8.2 collision, no culprit: repeated"),
+        P("pyr", 100.0, 500.0, [{"type": "contact", "balls": ("w1", "yellow"), "at": (2000.0, 887.6)}],
+          None, None, id="pyramid:8.2 collision touching on the half line: neither crossed, repeated"),
         P("car", 300.0, 500.0, [], "A", None, id="carom:3 white nearer the bottom cushion"),
         P("car", 300.0, 200.0, [{"type": "contact", "balls": ("yellow", "red")}], "A",
           "touched the red or a skittle", id="carom:3 yellow touched the red"),
