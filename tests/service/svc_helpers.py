@@ -158,3 +158,22 @@ def server(tmp: Path, db: str | None = None) -> Iterator[tuple[str, subprocess.P
             p.kill()
         p.wait()
         p.stderr.close()
+
+
+def lag_shot(rest_a: float, rest_b: float, extra: tuple[dict, ...] = ()) -> dict:
+    """A pyramid lag: yellow (A, left half) and 1 (B, right half) from the house, each off
+    the back cushion, at rest ``rest_a`` / ``rest_b`` mm from the front cushion."""
+    ev = [
+        {"frame": 10, "t": 0.33, "type": "lag", "balls": ["yellow", "1"]},
+        {"frame": 10, "t": 0.33, "type": "strike", "ball": "yellow", "at": [600.0, 450.0]},
+        {"frame": 13, "t": 0.43, "type": "strike", "ball": "1", "at": [600.0, 1325.0]},
+        {"frame": 60, "t": 2.0, "type": "cushion", "ball": "yellow", "cushion": "back"},
+        {"frame": 62, "t": 2.07, "type": "cushion", "ball": "1", "cushion": "back"},
+        *extra,
+    ]
+    return {
+        "start": {"frame": 10, "t": 0.33},
+        "end": {"frame": 200, "t": 6.67},
+        "events": sorted(ev, key=lambda e: e["frame"]),
+        "rest": {"yellow": [rest_a, 450.0], "1": [rest_b, 1325.0]},
+    }
