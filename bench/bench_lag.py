@@ -11,7 +11,7 @@ lag is then read as tablemon reads it:
   saw: issue 32), then cut into shots (:func:`vision.events.shots.cut_tracks`, told the
   calibration's uncertainty) and judged (:func:`adjudicator.engine.judge_match`);
 - ``video``: lag clips on disk with truth (``fixtures/videos/lag*``, the kept-back clips in
-  ``../shared/foreign-synth/*lag*`` and any folder named by ``TABLEMON_LAG_CLIPS``) are
+  ``../shared/foreign-synth/*lag*``; any folder named by ``TABLEMON_LAG_CLIPS``, source ``extra``) are
   replayed as a user would (``tablemon replay``); ``TABLEMON_LAG_RENDER=N`` first renders
   the first N cases into OUT (CPU-heavy: off by default).
 
@@ -131,7 +131,7 @@ def video_clips(out_dir: Path) -> list[tuple[str, Path]]:
                ("unseen", ROOT.parent / "shared" / "foreign-synth")]  # fmt: skip
     extra = os.environ.get("TABLEMON_LAG_CLIPS")
     if extra:
-        folders.append(("unseen", Path(extra)))
+        folders.append(("extra", Path(extra)))
     for src, folder in folders:
         if folder.is_dir():
             for v in sorted(folder.glob("*lag*.mp4")):

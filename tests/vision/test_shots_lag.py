@@ -109,7 +109,7 @@ def test_not_a_lag(why, second):
 def test_the_calibrations_uncertainty_rides_on_the_lag_event():
     from types import SimpleNamespace
 
-    from vision.events.lag import REST_NOISE_MM, lag_sigma_mm
+    from vision.events.lag import FIT_FLOOR_MM, REST_NOISE_MM, lag_sigma_mm
 
     t = load_table("pyramid-12ft")
     paths = {
@@ -121,4 +121,10 @@ def test_the_calibrations_uncertainty_rides_on_the_lag_event():
     assert lag.uncertainty_mm == 3.0
     calib = SimpleNamespace(rms_mm=0.6, __pydantic_extra__={"uncertainty": {"rms_mm": 4.0}})
     assert lag_sigma_mm(calib) == pytest.approx(np.hypot(4.0, REST_NOISE_MM))
+    worst = {"uncertainty": {"rms_mm": 1.0, "max_mm": 18.0}}
+    assert lag_sigma_mm(SimpleNamespace(rms_mm=0.6, __pydantic_extra__=worst)) == pytest.approx(
+        np.hypot(6.0, REST_NOISE_MM)
+    )
+    fit_only = SimpleNamespace(rms_mm=0.6, __pydantic_extra__={})  # a fit residual: floored
+    assert lag_sigma_mm(fit_only) == pytest.approx(np.hypot(FIT_FLOOR_MM, REST_NOISE_MM))
     assert lag_sigma_mm(SimpleNamespace(rms_mm=None, __pydantic_extra__={})) is None

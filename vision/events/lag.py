@@ -110,14 +110,25 @@ REST_NOISE_MM = 0.5
 of the still frames, at 720p about a tenth of a pixel's mm."""
 
 
+FIT_FLOOR_MM = 1.5
+"""The least calibration error assumed from a fit residual alone: a homography's ``rms_mm``
+on the markings it was fitted to is not its error on a table it never saw (issue 32: 1.5 to
+18 mm today), so a calibration that reports no ``uncertainty`` counts at least this."""
+
+
 def lag_sigma_mm(calib_data: object) -> float | None:
-    """One lag ball's rest standard uncertainty (mm) from a calibration (contract §6):
-    its ``uncertainty.rms_mm`` (else its ``rms_mm``) with :data:`REST_NOISE_MM` added in
-    quadrature; None when the calibration says nothing (the adjudicator's default holds)."""
+    """One lag ball's rest standard uncertainty (mm) from a calibration (contract §6), with
+    :data:`REST_NOISE_MM` added in quadrature: from its ``uncertainty`` (``rms_mm``, and
+    ``max_mm`` / 3 where larger: the worst error is about 3 sigma), else from its fit
+    ``rms_mm`` but at least :data:`FIT_FLOOR_MM`; None when it says nothing (the
+    adjudicator's default holds)."""
     extra = getattr(calib_data, "__pydantic_extra__", None) or {}
-    unc = extra.get("uncertainty") or {}
-    rms = unc.get("rms_mm") if isinstance(unc, dict) else None
-    rms = rms if rms is not None else getattr(calib_data, "rms_mm", None)
-    if not isinstance(rms, int | float) or rms < 0:
-        return None
-    return float(np.hypot(rms, REST_NOISE_MM))
+    unc = extra.get("uncertainty")
+    if isinstance(unc, dict) and isinstance(unc.get("rms_mm"), int | float):
+        cal = max(float(unc["rms_mm"]), float(unc.get("max_mm") or 0.0) / 3.0)
+    else:
+        rms = getattr(calib_data, "rms_mm", None)
+        if not isinstance(rms, int | float) or rms < 0:
+            return None
+        cal = max(float(rms), FIT_FLOOR_MM)
+    return float(np.hypot(cal, REST_NOISE_MM))
