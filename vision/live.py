@@ -37,6 +37,7 @@ from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES, MOVE_WINDOW, in_spans
 from vision.capture.source import Frame
 from vision.detect.detector import Detector
+from vision.events.lag import lag_sigma_mm
 from vision.events.shots_live import LiveShotCutter
 from vision.register import DriftWatch
 from vision.track.tracker import Tracker
@@ -158,7 +159,7 @@ def make_processor(
     table = load_table(spec or calib.data.table)
     size = tuple(int(v) for v in calib.data.image_size)
     tracker = Tracker(table)
-    cutter = LiveShotCutter(table, fps)
+    cutter = LiveShotCutter(table, fps, lag_sigma_mm=lag_sigma_mm(calib.data))
     state: dict = {"last": -1, "det": None, "live": None, "forgot": 0}
 
     def start(image: np.ndarray) -> None:

@@ -128,3 +128,39 @@ def test_the_calibrations_uncertainty_rides_on_the_lag_event():
     fit_only = SimpleNamespace(rms_mm=0.6, __pydantic_extra__={})  # a fit residual: floored
     assert lag_sigma_mm(fit_only) == pytest.approx(np.hypot(FIT_FLOOR_MM, REST_NOISE_MM))
     assert lag_sigma_mm(SimpleNamespace(rms_mm=None, __pydantic_extra__={})) is None
+
+
+def _live(t, paths):
+    from vision.events.shots_live import LiveShotCutter
+
+    live = LiveShotCutter(t, FPS, lag_sigma_mm=2.0)
+    n = len(next(iter(paths.values())))
+    got = []
+    for f in range(n):
+        got += live.update(f, {b: (float(p[f, 0]), float(p[f, 1]), True) for b, p in paths.items()})
+    return got
+
+
+def test_live_the_lag_only_before_the_first_shot():
+    """The live cutter reads a lag first; once a shot that is not a lag was handed out, two
+    balls struck together are not a lag (the lag comes before a match's first shot)."""
+    t = load_table("pyramid-12ft")
+    lag = {
+        "yellow": lag_path(t, 600.0, 450.0, 300.0, 20),
+        "1": lag_path(t, 600.0, 1325.0, 320.0, 24),
+    }
+    (s,) = _live(t, lag)
+    (ev,) = s.ev.of_type(EventType.LAG)
+    assert ev.balls == ("yellow", "1") and ev.uncertainty_mm == 2.0
+    # a plain shot first (the yellow alone up and back), then both balls struck together
+    first = {
+        "yellow": lag_path(t, 600.0, 450.0, 300.0, 20),
+        "1": np.tile([600.0, 1325.0], (420, 1)),
+    }
+    again = {
+        "yellow": lag_path(t, 300.0, 450.0, 320.0, 20),
+        "1": lag_path(t, 600.0, 1325.0, 330.0, 24),
+    }
+    paths = {b: np.vstack([first[b], again[b]]) for b in first}
+    shots = _live(t, paths)
+    assert len(shots) == 2 and not any(s.ev.of_type(EventType.LAG) for s in shots)

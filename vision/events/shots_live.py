@@ -35,8 +35,15 @@ class LiveShotCutter:
     a shot opened: a shot under way goes on through the move).
     """
 
-    def __init__(self, table: TableSpec, fps: float, settings: ShotSettings | None = None) -> None:
+    def __init__(
+        self,
+        table: TableSpec,
+        fps: float,
+        settings: ShotSettings | None = None,
+        lag_sigma_mm: float | None = None,
+    ) -> None:
         self.table, self.fps = table, fps
+        self.lag_sigma_mm = lag_sigma_mm  # one lag ball's rest uncertainty (mm), calibration
         self.s = settings or ShotSettings()
         self._rows: list[tuple[int, float, str, float, float, int]] = []
         self._frame = -1  # the last frame fed (only it is needed: nothing grows per frame)
@@ -110,7 +117,15 @@ class LiveShotCutter:
         ]
         moves = [(a, b) for a, b in moves if b >= first]
         lag = not self._played  # the lag comes before a match's first shot
-        cut = cut_tracks(Tracks.from_rows(rows), self.table, self.fps, self.s, moves, lag=lag)
+        cut = cut_tracks(
+            Tracks.from_rows(rows),
+            self.table,
+            self.fps,
+            self.s,
+            moves,
+            lag=lag,
+            lag_sigma_mm=self.lag_sigma_mm,
+        )
         done = frame if settled else frame - LIVE_KEEP_S * self.fps  # full: shots over
         fresh = [
             self._carried(s, moves, rows)
