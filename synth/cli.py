@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from synth.clip import build_clip, first_strokes, replace_size
+from synth.lag import CASES as LAG_CASES
 from synth.scenarios import SCENARIOS, scenario
 from synth.truth import write_truth
 
@@ -62,6 +63,8 @@ def run_cli(args: argparse.Namespace) -> int:
         for n, fn in SCENARIOS.items():
             doc = " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
             print(f"{n:24s} {doc}")
+        for c in LAG_CASES:
+            print(f"{'lag-' + c.name:24s} {scenario('lag-' + c.name).__doc__}")
         return 0
     if not can_render():
         print("tablemon synth: renderer not available; writing truth files only", file=sys.stderr)

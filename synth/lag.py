@@ -182,3 +182,14 @@ def skittles_for(spec: ClipSpec) -> SkittleSet | None:
 def lag_noise(rng: np.random.Generator, sigma_mm: float) -> tuple[float, float]:
     """A calibration's error at each lag ball's rest (mm along x), one draw per ball."""
     return float(rng.normal(0, sigma_mm)), float(rng.normal(0, sigma_mm))
+
+
+def lag_scenario(name: str):
+    """Lag case ``name`` as a scenario ``(seed) -> ClipSpec`` (``tablemon synth lag-<name>``)."""
+    c = case(name)
+
+    def make(seed: int) -> ClipSpec:
+        return lag_spec(c, seed)
+
+    make.__doc__ = f"lag, {'pyramid' if c.game == 'pyramid' else '5-pin'}: {c.what}"
+    return make

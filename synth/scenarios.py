@@ -379,6 +379,11 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def scenario(name: str) -> Scenario:
+    """A scenario by name: the catalogue's, or a lag case ``lag-<case>`` (:mod:`synth.lag`)."""
+    if name.startswith("lag-"):
+        from synth.lag import lag_scenario
+
+        return lag_scenario(name[4:])
     if name not in SCENARIOS:
         raise ValueError(f"unknown scenario {name!r}; known: {', '.join(SCENARIOS)}")
     return SCENARIOS[name]

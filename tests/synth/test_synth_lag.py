@@ -41,3 +41,11 @@ def test_lag_truth(name, winner, loser, says):
         assert not lag["losers"]
     else:
         assert lag["losers"] == [loser] and says in lag["balls"][loser]["lost"]["en"]
+
+
+def test_lag_cases_are_scenarios_by_name():
+    from synth.scenarios import scenario
+
+    assert "red" in scenario("lag-car-red").__doc__
+    with pytest.raises(ValueError, match="unknown lag case"):
+        scenario("lag-nothing")
