@@ -125,6 +125,12 @@ def test_the_calibrations_uncertainty_rides_on_the_lag_event():
     assert lag_sigma_mm(SimpleNamespace(rms_mm=0.6, __pydantic_extra__=worst)) == pytest.approx(
         np.hypot(6.0, REST_NOISE_MM)
     )
+    from contract.calib import Uncertainty
+
+    made = SimpleNamespace(
+        rms_mm=0.6, uncertainty=Uncertainty(rms_mm=2.0, max_mm=3.0, orientation="sure")
+    )
+    assert lag_sigma_mm(made) == pytest.approx(np.hypot(2.0, REST_NOISE_MM))
     fit_only = SimpleNamespace(rms_mm=0.6, __pydantic_extra__={})  # a fit residual: floored
     assert lag_sigma_mm(fit_only) == pytest.approx(np.hypot(FIT_FLOOR_MM, REST_NOISE_MM))
     assert lag_sigma_mm(SimpleNamespace(rms_mm=None, __pydantic_extra__={})) is None

@@ -122,8 +122,11 @@ def lag_sigma_mm(calib_data: object) -> float | None:
     ``max_mm`` / 3 where larger: the worst error is about 3 sigma), else from its fit
     ``rms_mm`` but at least :data:`FIT_FLOOR_MM`; None when it says nothing (the
     adjudicator's default holds)."""
-    extra = getattr(calib_data, "__pydantic_extra__", None) or {}
-    unc = extra.get("uncertainty")
+    unc = getattr(calib_data, "uncertainty", None)
+    if unc is None:
+        unc = (getattr(calib_data, "__pydantic_extra__", None) or {}).get("uncertainty")
+    if unc is not None and not isinstance(unc, dict):
+        unc = {"rms_mm": getattr(unc, "rms_mm", None), "max_mm": getattr(unc, "max_mm", None)}
     if isinstance(unc, dict) and isinstance(unc.get("rms_mm"), int | float):
         cal = max(float(unc["rms_mm"]), float(unc.get("max_mm") or 0.0) / 3.0)
     else:
