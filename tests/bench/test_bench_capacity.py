@@ -15,7 +15,10 @@ def test_capacity_quick(tmp_path: Path) -> None:
     data = run_benchmark("capacity", tmp_path, quick=True)
     assert json.loads((tmp_path / "capacity.json").read_text()) == data
     assert data["cores"] >= 1 and data["quick"] is True
-    assert [r["tables"] for r in data["runs"]] == [1, 2]
+    tables = [r["tables"] for r in data["runs"]]
+    # 1 and 2 tables, then twice what held (4 on an idle machine that holds 2)
+    assert tables[:2] == [1, 2] and tables == sorted(set(tables))
+    assert data["twice"]["tables"] in tables
     for r in data["runs"]:
         seen = [(t["seen"], t["health"]) for t in r["per_table"]]  # shown if it fails
         assert r["every_shot_recorded_or_flagged"] and r["invented"] == 0, seen
