@@ -19,6 +19,10 @@ from vision.detect import packed as _packed
 MAX_BALLS_PER_BLOB = 30
 SMEAR_SOLIDITY = 0.93
 SMEAR_STEP = 1.0  # px: the outline's pixel steps smoothed away before its solidity
+# ball radii: a notch this deep (and at least 1.5 px) in the outline is the gap between two
+# touching balls, not a smear (a blur is convex; a pair clipped by the cushion keeps its
+# notch on the free side while its solidity can pass SMEAR_SOLIDITY)
+SMEAR_NOTCH = 0.3
 UNEXPLAINED_EXTRA = 0.5  # blob pixels no disk covers cost this much more than other misfit
 MAX_PEAK_BALLS = 12  # blobs up to this many balls' area may hold balls joined to clutter
 
@@ -347,7 +351,21 @@ def _is_smear(mask: np.ndarray, r: float, n_est: float, major: float, minor: flo
     # across has a stair-cased outline whose notches would pass for the ones between balls
     c = cv2.approxPolyDP(max(cnts, key=cv2.contourArea), SMEAR_STEP, True)
     hull = cv2.contourArea(cv2.convexHull(c))
-    return hull > 0 and cv2.contourArea(c) / hull >= SMEAR_SOLIDITY
+    if hull <= 0 or cv2.contourArea(c) / hull < SMEAR_SOLIDITY:
+        return False
+    return _deepest_notch(max(cnts, key=cv2.contourArea)) < max(1.5, SMEAR_NOTCH * r)
+
+
+def _deepest_notch(contour: np.ndarray) -> float:
+    """The depth (px) of the outline's deepest concavity: its convexity defects' largest."""
+    hull = cv2.convexHull(contour, returnPoints=False)
+    if len(contour) < 4 or hull is None or len(hull) < 3:
+        return 0.0
+    try:
+        d = cv2.convexityDefects(contour, hull)
+    except cv2.error:  # a self-touching outline: no defects read
+        return 0.0
+    return 0.0 if d is None else float(np.asarray(d).reshape(-1, 4)[:, 3].max()) / 256.0
 
 
 def isolated(
