@@ -19,6 +19,9 @@ from vision.detect.skittles import find_skittles
 
 VERIFIED = ("pool", "snooker", "carom")  # table kinds whose candidates the ONNX model checks
 AMBIGUOUS = {"skin", "pink", "orange", "brown"}  # colours a hand shares with some balls
+# ivory balls (pyramid's whites, carom's white) under warm light read as skin: on these
+# kinds a sharp skin-coloured candidate is asked of the ONNX model, never dropped unasked
+IVORY = {"pyramid": {"skin"}, "carom": {"skin"}}
 
 
 def smear_axes_mm(
@@ -72,16 +75,21 @@ class CandidateChecks:
         own (a struck ball smeared beside the cue tip: the model knows no smears).
         (N,) bool."""
         out = np.ones(len(uv), bool)
-        if self.table.kind not in VERIFIED or not len(uv):
+        kind = self.table.kind
+        ivory = IVORY.get(kind, set())
+        if (kind not in VERIFIED and not ivory) or not len(uv):
             return out
         group = np.arange(len(uv)) if group is None else np.asarray(group)
         _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
         crowd = counts[inverse] > 2
-        hand = self.table.kind in ("pool", "snooker")  # balls of a hand's colours
-        ask = np.array([hand and b in AMBIGUOUS for b in basic], bool) & keep
-        if doubt is not None:
-            ask |= keep & doubt
-        ask |= keep & crowd
+        hand = kind in ("pool", "snooker")  # balls of a hand's colours
+        ask = np.array([(hand and b in AMBIGUOUS) or b in ivory for b in basic], bool) & keep
+        if kind in VERIFIED:
+            if doubt is not None:
+                ask |= keep & doubt
+            ask |= keep & crowd
+        else:  # pyramid: only the ivory ones, each on its own
+            crowd = np.zeros(len(uv), bool)
         if not ask.any():
             return out
         if self._classifier is None:

@@ -40,7 +40,7 @@ from vision.base.colour import (
 from vision.base.geometry import TableGeometry, ball_radius_px, polygon_mask
 from vision.capture.source import Detections, Frame
 from vision.detect.background import median_frames, still_cloth
-from vision.detect.checks import CandidateChecks, smear_axes_mm, with_axes
+from vision.detect.checks import IVORY, CandidateChecks, smear_axes_mm, with_axes
 from vision.detect.cloth import cut_pocket_holes, empty_disks, majority
 from vision.detect.exposure import ClothGain
 from vision.detect.foreground import TILE, TileForeground
@@ -476,6 +476,7 @@ class Detector(TileForeground, CandidateChecks, ReachCheck):
         basic = basic_colours(bgr)
         cls = np.array([game_class(b, kind) for b in basic], object)
         colour_ok = np.array([is_ball_colour(c, kind) for c in basic], bool)
+        colour_ok |= ~b & np.array([c in IVORY.get(kind, ()) for c in basic], bool)  # asked
         blob_ids = {k: i for i, k in enumerate(dict.fromkeys(owner))}
         group = np.array([blob_ids[k] for k in owner], int)
         # a blob split into disks that mostly have no ball's colour is a hand or an arm
