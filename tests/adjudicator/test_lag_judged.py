@@ -1,5 +1,5 @@
 """The lag judged through the engine, both games (pyramid rules 8; 5-pin rules 3): automatic
-losses with their clause, the winner only beyond 2 combined sigmas of the distances, and the
+losses with their clause, the winner only beyond 3 combined sigmas of the distances, and the
 referee asked (``about: "lag"``) when too close, "equal" being the referee's answer.
 
 Pyramid on pyramid-12ft (3550 x 1775): A lags on the left half (y = 450), B on the right
@@ -76,7 +76,7 @@ def cush(p: str, name: str, game: str = "pyr") -> dict:
     ("game", "xa", "xb", "extra", "winner", "loser_says"),
     [
         P("pyr", 300.0, 500.0, [], "A", None, id="pyramid:8.1 A nearer the front cushion by 200 mm"),
-        P("pyr", 305.0, 300.0, [], "B", None, id="pyramid:8.1 B nearer by 5 mm (beyond 2 sigma)"),
+        P("pyr", 308.0, 300.0, [], "B", None, id="pyramid:8.1 B nearer by 8 mm (beyond 3 sigma)"),
         P("pyr", 100.0, 500.0, [cush("A", "left-front")], "B", "touched a long cushion",
           id="pyramid:8.1 A touched a long cushion"),
         P("pyr", 100.0, 500.0, [cush("A", "back")], "B", "touched the back cushion twice",
@@ -126,9 +126,10 @@ def test_sure_calls_and_automatic_losses(game, xa, xb, extra, winner, loser_says
     [
         P("pyr", 300.0, 303.0, None, True, id="pyramid 3 mm apart, default sigma: asked"),
         P("pyr", 300.0, 300.0, None, True, id="pyramid the same x: asked, not called equal"),
-        P("pyr", 300.0, 300.0 + SURE_SIGMAS * COMB + 0.2, None, False, id="pyramid just past 2 sigma: sure"),
+        P("pyr", 300.0, 300.0 + SURE_SIGMAS * COMB + 0.2, None, False, id="pyramid just past 3 sigma: sure"),
         P("pyr", 300.0, 315.0, 6.0, True, id="pyramid 15 mm apart, calibration sigma 6 mm: asked"),
-        P("pyr", 300.0, 318.0, 6.0, False, id="pyramid 18 mm apart, sigma 6 mm: sure"),
+        P("pyr", 300.0, 318.0, 6.0, True, id="pyramid 18 mm apart, sigma 6 mm: asked"),
+        P("pyr", 300.0, 27.0 + 300.0, 6.0, False, id="pyramid 27 mm apart, sigma 6 mm: sure"),
         P("car", 450.0, 450.2, None, True, id="carom 0.2 mm apart: asked"),
         P("car", 450.0, 440.0, None, False, id="carom 10 mm apart: sure"),
     ],
