@@ -230,3 +230,33 @@ def test_a_ball_that_vanishes_from_rest_as_a_ball_reaches_it_flew_off(hit, back,
     ev = [e for s in cut.shots for e in s.events if e.type == EventType.OFF_TABLE]
     assert [(e.ball, e.frame) for e in ev] == ([("w1", 30)] if off else [])
     assert not any(e.type == EventType.POCKET for s in cut.shots for e in s.events)
+
+
+@pytest.mark.parametrize(
+    ("gap", "dist_mm", "speed_mm_f", "joined"),
+    [
+        (7, 2200.0, 15.0, True),  # a break's cue ball lost in its blur, seen again at the rack
+        (7, 3500.0, 15.0, False),  # farther than 12 m/s could carry it in 8 frames
+        (7, 2200.0, 0.0, False),  # seen again at rest: a ball put there, not one struck
+        (25, 2200.0, 15.0, False),  # too long a gap
+    ],
+)
+def test_a_ball_struck_out_of_sight_is_the_track_that_appears_moving(
+    gap, dist_mm, speed_mm_f, joined
+):
+    """A resting ball vanishes and a track appears already moving ``gap`` frames later:
+    the same ball, struck unseen, when a struck ball could have got there (the shot then
+    starts with it, not with the ball it hit)."""
+    n = 120
+    rest = np.array([400.0, 540.0])
+    a = np.vstack([_still(rest, 60), np.full((n - 60, 2), np.nan)])
+    b = np.full((n, 2), np.nan)
+    start = rest + (dist_mm, 0.0)
+    steps = np.arange(n - 60 - gap)[:, None] * np.array([0.0, speed_mm_f])
+    b[60 + gap :] = start + np.minimum(steps, 40 * speed_mm_f)
+    s = relink(series_from_tracks(_rows({"yellow": a, "w16": b}), FPS), R)
+    assert (not np.isnan(s.xy[s.index("yellow"), -1, 0])) == joined
+    if joined:
+        shots = cut_tracks(_rows({"yellow": a, "w16": b}), PYR, FPS).shots
+        assert shots and shots[0].cue_ball == "yellow"
+        assert shots[0].start.frame <= 61

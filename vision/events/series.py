@@ -109,12 +109,33 @@ def fill_gaps(
             stayed = float(np.linalg.norm(xy[b, c] - xy[b, a])) < radius_mm
             hid = max_hidden if stayed and series.ids[b] not in short else limit[b]
             rolled = not stayed and c - a - 1 <= max_rolled
-            if c - a - 1 > hid and not (rolled and _rolled(xy[b], idx, g, radius_mm, pockets)):
+            if c - a - 1 > hid and not (
+                rolled
+                and (
+                    _rolled(xy[b], idx, g, radius_mm, pockets)
+                    or _struck_gap(xy[b], idx, g, radius_mm, series.fps)
+                )
+            ):
                 continue
             w = (np.arange(a + 1, c) - a) / (c - a)
             xy[b, a + 1 : c] = xy[b, a] + np.outer(w, xy[b, c] - xy[b, a])
             vis[b, a + 1 : c] = False
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def _struck_gap(xy: np.ndarray, idx: np.ndarray, g: int, radius_mm: float, fps: float) -> bool:
+    """Ball positions ``xy`` (F, 2) mm with samples at ``idx``: the ball lay at rest
+    before the gap after ``idx[g]`` and is seen moving after it, no farther than a struck
+    ball could go (:func:`_struck_unseen`): struck out of sight."""
+    a, c = idx[g], idx[g + 1]
+    if g < 1:
+        return False
+    p = idx[g - 1]
+    if float(np.linalg.norm(xy[a] - xy[p])) / (a - p) >= 0.5 * radius_mm:
+        return False  # rolling, not at rest: :func:`_rolled` judges it
+    seen = ~np.isnan(xy[:, 0])
+    dist = float(np.linalg.norm(xy[c] - xy[a]))
+    return _struck_unseen(xy[None], seen[None], 0, int(c), dist, int(c - a), radius_mm, fps)
 
 
 def _rolled(xy: np.ndarray, idx: np.ndarray, g: int, radius_mm: float, pockets) -> bool:
@@ -279,6 +300,29 @@ def _same_kind(a: str, b: str) -> bool:
     return ka == kb or ka in ("", "w") or kb in ("", "w")
 
 
+MAX_BALL_SPEED_MM_S = 12000.0
+"""The fastest a struck ball leaves its rest (mm/s): a hard break's cue ball, about 10-12
+m/s. A ball that vanished at rest is joined to a track appearing in motion no farther
+than this could carry it (:func:`relink`)."""
+
+
+def _struck_unseen(
+    xy: np.ndarray, seen: np.ndarray, c: int, s: int, dist: float, gap: int, r: float, fps: float
+) -> bool:
+    """Whether track ``c``, first seen at frame ``s`` ``dist`` mm from where a resting ball
+    vanished ``gap`` frames before, may be that ball struck out of sight (a break's cue
+    ball lost in its own blur): ``c`` is seen moving at once (over a tenth of a radius a frame
+    between its first two samples, within three frames) and ``dist`` lies within
+    :data:`MAX_BALL_SPEED_MM_S` of travel."""
+    if dist > MAX_BALL_SPEED_MM_S / fps * gap:
+        return False
+    nxt = np.nonzero(seen[c, s + 1 : s + 4])[0]
+    if not len(nxt):
+        return False
+    k = s + 1 + int(nxt[0])
+    return float(np.linalg.norm(xy[c, k] - xy[c, s])) / (k - s) > 0.1 * r
+
+
 def relink(
     series: Series,
     radius_mm: float,
@@ -291,8 +335,11 @@ def relink(
     speed, plus two diameters for a bounce), are one ball; the younger track's rows move
     to the older id, the gap bridged in a straight line (not visible). A track last seen
     within reach of a pocket (``pockets``: x, y, reach mm) dropped and stays ended.
-    Predicted (not visible) rows count as not seen; tracks of different colours are never
-    joined. Positions mm."""
+    A ball that vanished at rest (never seen again) and a track that appears already
+    moving within ``max_gap`` frames, where a struck ball could have rolled meanwhile
+    (:func:`_struck_unseen`), are one ball too, joined after every nearer pair: a ball
+    struck out of sight. Predicted (not visible) rows count as not seen; tracks of
+    different colours are never joined. Positions mm."""
     xy = series.xy.copy()
     vis = series.visible.copy()
     seen = vis & ~np.isnan(xy[..., 0])
@@ -312,6 +359,7 @@ def relink(
         if len(prev):  # the last speed from the last two samples seen
             p = max(0, e - 5) + int(prev[-1])
             v = (xy[b, e] - xy[b, p]) / (e - p)
+        resting = float(np.linalg.norm(v)) < 0.5 * radius_mm
         for c in range(B):
             s = int(first[c])
             if c == b or s >= F or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
@@ -322,6 +370,10 @@ def relink(
             reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm
             if dist <= reach:
                 cands.append((dist / reach, b, c, e, s))
+            elif resting and _struck_unseen(xy, seen, c, s, dist, s - e, radius_mm, series.fps):
+                cands.append(
+                    (1.0 + dist / (MAX_BALL_SPEED_MM_S / series.fps * (s - e)), b, c, e, s)
+                )
     used_b, used_c = set(), set()
     for _, b, c, e, s in sorted(cands):
         if b in used_b or c in used_c or b in used_c or c in used_b:
