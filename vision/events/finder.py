@@ -29,6 +29,7 @@ from vision.events.contact_finders import (  # noqa: F401 (settings re-exported)
 from vision.events.edges import EdgeEvents
 from vision.events.edges_flown import FlownEvents
 from vision.events.impulse_scan import hops
+from vision.events.kiss import kiss_doubts
 from vision.events.motion import Movement, rolls_away, seen_moving
 from vision.events.series import Series, line_fit
 from vision.events.settings import ShotSettings, seen_step_mm
@@ -239,6 +240,7 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
                 at_mm = (round(float(at[0]), 1), round(float(at[1]), 1))
                 ev = self._ev(f, EventType.CONTACT, balls=(striker, struck), at=at_mm)
                 events.append(ev.model_copy(update={"uncertain": why}))
+        events += kiss_doubts(events, self.s, self.table)
         events += self.knocked_off(moves, events, vanished)
         if self.skittles:
             hi = max(m.stop_f for m in moves) + 2
