@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from adjudicator.base import GameRules, MatchState, other
+from adjudicator.base import GameRules, MatchState, frozen_map, other
 from adjudicator.doubt import (
     Reading,
     as_shooter_sees,
@@ -34,6 +34,7 @@ from adjudicator.doubt import (
     readings,
     split,
     strikes,
+    turned,
     unseen,
 )
 from adjudicator.lag_call import ask_keys, lag_balls
@@ -107,8 +108,10 @@ class Asker:
         carom: bool,
         infer: Infer | None,
         numbered: bool = False,
+        ends_assumed: bool = False,
     ) -> None:
         self.rules = rules
+        self.ends_assumed = ends_assumed
         self.fps = fps
         self.infer = infer if premium else None
         self.carom = carom
@@ -161,6 +164,11 @@ class Asker:
             flip = other(state.turn)
             label = f"a shot was missed before: player {flip} is at the table"
             out.append((Reading("missed", label, shot), "as_read", replace(state, turn=flip)))
+        if self.ends_assumed and self.carom and state.is_break and state.extra.get("hand_half"):
+            turned = "top" if state.extra.get("hand_half") == "bottom" else "bottom"
+            label = "the table the other way round (its front end was not read)"
+            st = replace(state, extra=frozen_map({**state.extra, "hand_half": turned}))
+            out.append((Reading("ends", label, shot), "as_read", st))
         return why, out
 
     # ------------------------------------------------------------------ one shot
@@ -252,6 +260,8 @@ class Asker:
         with the other answers as its readings."""
         v = self._verdict(state, shot)
         ask = ((v.__pydantic_extra__ or {}).get("lag") or {}).get("ask")
+        if self.ends_assumed and (q := self._lag_ends(state, shot, v)) is not None:
+            return q
         if not ask:
             return v, self.rules.apply(state, shot, v), None, False
         ref = shot.referee or RefereeInput()
@@ -265,6 +275,35 @@ class Asker:
                      frames=tuple(ask["frames"]), answer=answer if answer in ask_keys(ask) else None)  # fmt: skip
         if q.answer is None:
             v = v.model_copy(update={"readings": tuple(o.verdict for o in opts[1:] if o.verdict)})
+        return v, self.rules.apply(state, shot, v), q, False
+
+    def _lag_ends(
+        self, state: MatchState, shot: Shot, v: Verdict
+    ) -> tuple[Verdict, MatchState, Question | None, bool] | None:
+        """A lag on a table whose front end was assumed: judged the other way round too
+        (:func:`adjudicator.doubt.turned`); when the winner differs, one question ``about:
+        "calibration"`` (contract §11: as read, or turned); None when both agree."""
+        table = getattr(self.rules, "table", None)
+        if table is None:
+            return None
+        spec = table(state.settings)
+        tv = self._verdict(state, turned(shot, spec.L, spec.W))
+        if tv.model_extra.get("lag_winner") == v.model_extra.get("lag_winner"):
+            return None
+        opts = (
+            Option(key="as_read", label="the table as the camera assumed it", verdict=v),
+            Option(key="ends", label="the table the other way round", verdict=tv),
+        )
+        answer = (shot.referee.answers.get("calibration") if shot.referee else None) or None
+        q = Question(
+            id="", shot=shot.index, about="calibration", options=opts, frames=(shot.end.frame,),
+            why="the table's front end was not read: the lag's near cushion cannot be told",
+            answer=answer if answer in ("as_read", "ends") else None,
+        )  # fmt: skip
+        if q.answer == "ends":
+            return tv, self.rules.apply(state, shot, tv), q, False
+        if q.answer is None:
+            v = v.model_copy(update={"uncertain": q.why, "readings": (tv,)})
         return v, self.rules.apply(state, shot, v), q, False
 
     # ------------------------------------------------------------------ the match

@@ -329,3 +329,28 @@ def as_shooter_sees(v: Verdict, shooter: str) -> tuple:
         int(v.scored.get(opp, 0)),
         v.next == shooter,
     )
+
+
+# ----------------------------------------------------------------- the table turned
+_TURNED = {"front": "back", "back": "front", "left": "right", "right": "left"}
+
+
+def turned(shot: Shot, length: float, width: float) -> Shot:
+    """``shot`` as seen on the table turned end for end (a calibration whose front end was
+    assumed): positions (x, y) -> (L - x, W - y) mm, cushion and skittle sides swapped."""
+
+    def pt(p):
+        return None if p is None else (round(length - p[0], 1), round(width - p[1], 1))
+
+    def ev(e: Event) -> Event:
+        upd: dict = {}
+        if e.at is not None:
+            upd["at"] = pt(e.at)
+        if e.cushion in _TURNED:
+            upd["cushion"] = _TURNED[e.cushion]
+        if e.skittle in _TURNED:
+            upd["skittle"] = _TURNED[e.skittle]
+        return e.model_copy(update=upd) if upd else e
+
+    rest = {b: pt(p) for b, p in shot.rest.items()}
+    return shot.model_copy(update={"events": tuple(ev(e) for e in shot.events), "rest": rest})

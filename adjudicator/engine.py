@@ -67,6 +67,13 @@ def replay_states(
     return shots, states
 
 
+def ends_assumed(match: Match) -> bool:
+    """Whether the video's front end was assumed, not read (``video.ends == "assumed"``,
+    written by ``tablemon replay`` from an ambiguous calibration)."""
+    extra = (match.video.model_extra or {}) if match.video is not None else {}
+    return extra.get("ends") == "assumed"
+
+
 def judge_all(
     match: Match, settings: MatchSettings | None = None
 ) -> tuple[tuple[Shot, ...], tuple[MatchState, ...], tuple[Question, ...]]:
@@ -83,6 +90,7 @@ def judge_all(
         carom=s.game == "carom-5pin",
         infer=_infer_take_ball,
         numbered=s.game == "pyramid-classic",
+        ends_assumed=ends_assumed(match),
     )
     return asker.run(start_state(match, s), match.shots)
 

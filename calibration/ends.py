@@ -17,12 +17,15 @@ END_MIN_RATIO = 3.0  # ... and its ratio to the turned reading's
 
 
 def ends_matter(table: TableSpec) -> bool:
-    """Whether the games tablemon judges on ``table`` read its ends: a pyramid table (the
-    house, the spots a ball is put back on) or a 5-pin table (its skittles and spots named
-    by end). On other tables (pool, snooker, three-cushion) a turned frame renames
-    cushions and pockets but changes no verdict, so an ambiguous front is reported, not
-    refused."""
-    return table.kind == "pyramid" or bool(table.skittle_spots)
+    """Whether the games tablemon judges on ``table`` read its ends at every shot: a pyramid
+    table (the house a ball in hand is played from, the spots a ball is put back on). On a
+    5-pin table only the break's half and the lag's near cushion depend on them (a foul's
+    half is the one opposite the offender's ball, the skittles' values are symmetric): an
+    ambiguous front is replayed, marked ``ends: "assumed"`` in MATCH.json, and the
+    adjudicator asks about the shots it decides (:mod:`adjudicator.asking`). On other
+    tables (pool, snooker, three-cushion) a turned frame renames cushions and pockets but
+    changes no verdict, so an ambiguous front is reported, not refused."""
+    return table.kind == "pyramid"
 
 
 def resolve_front(

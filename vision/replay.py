@@ -380,6 +380,13 @@ def _calibration(
     return Calibration(fit.calib), plate
 
 
+def _ends(calib: Calibration) -> dict[str, str]:
+    """``{"ends": "assumed"}`` for MATCH.json's ``video`` when the calibration's front end
+    was not read from the table (contract §11: the adjudicator asks where it decides)."""
+    unc = calib.data.uncertainty
+    return {"ends": "assumed"} if unc is not None and unc.orientation == "ambiguous" else {}
+
+
 def _judged(match: Match) -> Match:
     """Verdicts from the adjudicator (the rules of ``match.game``) for the shots found."""
     if not match.shots:
@@ -425,7 +432,7 @@ def run_cli(args: argparse.Namespace) -> int:
     match = Match(
         game=args.game,
         table=table.name,
-        video=VideoInfo(fps=res.fps, frames=res.frames),
+        video=VideoInfo(fps=res.fps, frames=res.frames, **_ends(calib)),
         events=tuple(res.events) + tuple(res.loose),
         shots=res.shots,
     )

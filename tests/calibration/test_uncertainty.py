@@ -96,11 +96,25 @@ def _front_x(fit, truth, t) -> float:
     )
 
 
-def test_a_bare_carom_table_is_ambiguous_and_refused():
+def test_a_bare_carom_table_is_ambiguous_and_reported_not_refused():
+    """On a 5-pin table only the break's half and the lag's near cushion read the ends:
+    the calibration stands, says ``ambiguous``, and the adjudicator asks where the ends
+    decide (tests/adjudicator/test_ends_assumed.py)."""
     t, img, first, _ = _carom(None)
     fit = fit_plate(img, t, first=first)
     assert fit.calib.uncertainty.orientation == "ambiguous"
     assert fit.calib.front == "assumed"
+    assert require_sure_front(fit, t) is fit
+    assert "front end" in calibration_uncertain(fit.calib)
+
+
+def test_a_pyramid_table_whose_ends_are_not_read_is_refused():
+    t = load_table("pyramid-12ft")
+    img = render_table(t, overhead(t), nose_height_mm=nose_height(t))
+    fit = fit_plate(img, t, first=img)
+    fit = fit.__class__(**{**fit.__dict__, "calib": fit.calib.model_copy(
+        update={"uncertainty": fit.calib.uncertainty.model_copy(update={"orientation": "ambiguous"})}
+    )})  # fmt: skip
     with pytest.raises(AmbiguousFront, match="--front"):
         require_sure_front(fit, t)
 
@@ -141,7 +155,7 @@ def test_front_side_given_by_the_user(side, front_left):
     assert (front[0] < back[0]) == front_left
 
 
-def test_tablemon_calibrate_refuses_an_ambiguous_end_and_takes_front(tmp_path, capsys):
+def test_tablemon_calibrate_reports_an_ambiguous_end_and_takes_front(tmp_path, capsys):
     t, img, _, _ = _carom(None)
     png = tmp_path / "carom.png"
     cv2.imwrite(str(png), img)
@@ -149,9 +163,9 @@ def test_tablemon_calibrate_refuses_an_ambiguous_end_and_takes_front(tmp_path, c
     args = argparse.Namespace(
         source=str(png), table=t.name, out=str(out), preview=None, corners=None, front=None
     )
-    assert run_cli(args) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "front end cannot be told" in err[0] and not out.exists()
+    assert run_cli(args) == 0
+    assert read_calibration(out).data.uncertainty.orientation == "ambiguous"
+    capsys.readouterr()
     args.front = "left"
     assert run_cli(args) == 0
     cal = read_calibration(out)
