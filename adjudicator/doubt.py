@@ -26,6 +26,7 @@ from itertools import combinations
 
 from contract.events import Event, EventType
 from contract.match import FrameTime, Shot, Verdict
+from contract.tables import TURNED_SIDE
 
 MIN_REST_S = 0.3
 """The shortest rest between two shots, seconds. The vision confirms a rest state only after
@@ -332,9 +333,6 @@ def as_shooter_sees(v: Verdict, shooter: str) -> tuple:
 
 
 # ----------------------------------------------------------------- the table turned
-_TURNED = {"front": "back", "back": "front", "left": "right", "right": "left"}
-
-
 def turned(shot: Shot, length: float, width: float) -> Shot:
     """``shot`` as seen on the table turned end for end (a calibration whose front end was
     assumed): positions (x, y) -> (L - x, W - y) mm, cushion and skittle sides swapped."""
@@ -346,10 +344,10 @@ def turned(shot: Shot, length: float, width: float) -> Shot:
         upd: dict = {}
         if e.at is not None:
             upd["at"] = pt(e.at)
-        if e.cushion in _TURNED:
-            upd["cushion"] = _TURNED[e.cushion]
-        if e.skittle in _TURNED:
-            upd["skittle"] = _TURNED[e.skittle]
+        if e.cushion in TURNED_SIDE:
+            upd["cushion"] = TURNED_SIDE[e.cushion]
+        if e.skittle in TURNED_SIDE:
+            upd["skittle"] = TURNED_SIDE[e.skittle]
         return e.model_copy(update=upd) if upd else e
 
     rest = {b: pt(p) for b, p in shot.rest.items()}

@@ -10,7 +10,7 @@ import numpy as np
 
 from calibration import markings as mk
 from calibration.geometry import flip_end
-from contract.tables import TableSpec
+from contract.tables import TURNED_SIDE, TableSpec
 
 END_MIN_SCORE = 6.0  # end evidence (house + spotting line scores, noise levels) for a sure front
 END_MIN_RATIO = 3.0  # ... and its ratio to the turned reading's
@@ -60,12 +60,11 @@ def resolve_front(
     if ev[1] > ev[0]:
         H = flip_end(H, table.L, table.W)
         ev = (ev[1], ev[0])
-        edges = {_SWAP[k]: v for k, v in edges.items()}
+        edges = {TURNED_SIDE[k]: v for k, v in edges.items()}
     return H, edges, how, ev
 
 
 FRONT_SIDES = {"left": (-1, 0), "right": (1, 0), "top": (0, -1), "bottom": (0, 1)}
-_SWAP = {"front": "back", "back": "front", "left": "right", "right": "left"}
 
 
 def given_front(
@@ -78,7 +77,7 @@ def given_front(
     q = to_px(H)(np.array([[0.0, table.W / 2], [table.L, table.W / 2]]))
     if float((q[0] - q[1]) @ np.array(FRONT_SIDES[side], float)) < 0:
         H = flip_end(H, table.L, table.W)
-        edges = {_SWAP[k]: v for k, v in edges.items()}
+        edges = {TURNED_SIDE[k]: v for k, v in edges.items()}
     return H, edges, "given"
 
 

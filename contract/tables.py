@@ -29,6 +29,8 @@ POCKET_NAMES = (
 )
 CUSHION_NAMES = ("front", "back", "left", "right")
 SKITTLE_NAMES = ("centre", "front", "back", "left", "right")
+TURNED_SIDE = {"front": "back", "back": "front", "left": "right", "right": "left"}
+"""The side a cushion (or 5-pin skittle) name becomes when the table is turned end for end."""
 
 
 @dataclass(frozen=True)
