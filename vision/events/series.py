@@ -133,9 +133,8 @@ def _struck_gap(xy: np.ndarray, idx: np.ndarray, g: int, radius_mm: float, fps: 
     p = idx[g - 1]
     if float(np.linalg.norm(xy[a] - xy[p])) / (a - p) >= 0.5 * radius_mm:
         return False  # rolling, not at rest: :func:`_rolled` judges it
-    seen = ~np.isnan(xy[:, 0])
     dist = float(np.linalg.norm(xy[c] - xy[a]))
-    return _struck_unseen(xy[None], seen[None], 0, int(c), dist, int(c - a), radius_mm, fps)
+    return _struck_unseen(xy, ~np.isnan(xy[:, 0]), int(c), dist, int(c - a), radius_mm, fps)
 
 
 def _rolled(xy: np.ndarray, idx: np.ndarray, g: int, radius_mm: float, pockets) -> bool:
@@ -307,20 +306,20 @@ than this could carry it (:func:`relink`)."""
 
 
 def _struck_unseen(
-    xy: np.ndarray, seen: np.ndarray, c: int, s: int, dist: float, gap: int, r: float, fps: float
+    xy: np.ndarray, seen: np.ndarray, s: int, dist: float, gap: int, r: float, fps: float
 ) -> bool:
-    """Whether track ``c``, first seen at frame ``s`` ``dist`` mm from where a resting ball
-    vanished ``gap`` frames before, may be that ball struck out of sight (a break's cue
-    ball lost in its own blur): ``c`` is seen moving at once (over a tenth of a radius a frame
-    between its first two samples, within three frames) and ``dist`` lies within
-    :data:`MAX_BALL_SPEED_MM_S` of travel."""
+    """Whether a track (``xy`` (F, 2) mm, ``seen`` (F,) bool), first seen at frame ``s``
+    ``dist`` mm from where a resting ball vanished ``gap`` frames before, may be that ball
+    struck out of sight (a break's cue ball lost in its own blur): it is seen moving at
+    once (over a tenth of a radius ``r`` a frame between its first two samples, within
+    three frames) and ``dist`` lies within :data:`MAX_BALL_SPEED_MM_S` of travel."""
     if dist > MAX_BALL_SPEED_MM_S / fps * gap:
         return False
-    nxt = np.nonzero(seen[c, s + 1 : s + 4])[0]
+    nxt = np.nonzero(seen[s + 1 : s + 4])[0]
     if not len(nxt):
         return False
     k = s + 1 + int(nxt[0])
-    return float(np.linalg.norm(xy[c, k] - xy[c, s])) / (k - s) > 0.1 * r
+    return float(np.linalg.norm(xy[k] - xy[s])) / (k - s) > 0.1 * r
 
 
 def relink(
@@ -370,7 +369,7 @@ def relink(
             reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm
             if dist <= reach:
                 cands.append((dist / reach, b, c, e, s))
-            elif resting and _struck_unseen(xy, seen, c, s, dist, s - e, radius_mm, series.fps):
+            elif resting and _struck_unseen(xy[c], seen[c], s, dist, s - e, radius_mm, series.fps):
                 cands.append(
                     (1.0 + dist / (MAX_BALL_SPEED_MM_S / series.fps * (s - e)), b, c, e, s)
                 )
