@@ -51,7 +51,11 @@ def with_axes(det: Detections, axis: np.ndarray | None) -> Detections:
 
 
 class CandidateChecks:
-    """The ONNX verification and the skittle search of :class:`vision.detect.detector.Detector`."""
+    """The ONNX verification and the skittle search of :class:`vision.detect.detector.Detector`.
+    ``_ivory_known``: (2u, 2v) rounded -> the model's answer for an ivory candidate asked
+    alone at the last detection (set by the detector, empty after :meth:`_reset`)."""
+
+    _ivory_known: dict[tuple[int, int], bool]
 
     def _verified(
         self,
@@ -73,6 +77,9 @@ class CandidateChecks:
         where the neighbours in a patch can mislead the model about one), none when most
         are not (an arm or a cue split into ball-sized disks). Two are judged each on its
         own (a struck ball smeared beside the cue tip: the model knows no smears).
+        On pyramid and carom tables a sharp skin-coloured candidate (an ivory ball under
+        warm light, :data:`IVORY`) is asked too; one asked alone at the same place (half
+        px) at the last detection keeps that answer (a ball at rest).
         (N,) bool."""
         out = np.ones(len(uv), bool)
         kind = self.table.kind
@@ -83,22 +90,34 @@ class CandidateChecks:
         _, inverse, counts = np.unique(group, return_inverse=True, return_counts=True)
         crowd = counts[inverse] > 2
         hand = kind in ("pool", "snooker")  # balls of a hand's colours
-        ask = np.array([(hand and b in AMBIGUOUS) or b in ivory for b in basic], bool) & keep
+        tan = np.array([b in ivory for b in basic], bool) & keep  # asked for colour alone
+        ask = np.array([hand and b in AMBIGUOUS for b in basic], bool) & keep | tan
         if kind in VERIFIED:
             if doubt is not None:
                 ask |= keep & doubt
             ask |= keep & crowd
         else:  # pyramid: only the ivory ones, each on its own
             crowd = np.zeros(len(uv), bool)
+        # an ivory ball asked alone at the very same place (half px) last time: its answer
+        # again (a ball at rest keeps its refined centre), not the model on every frame
+        other = crowd | (doubt if doubt is not None and kind in VERIFIED else False)
+        lone = tan & ~other
+        keys = [(round(2 * u), round(2 * v)) for u, v in uv.tolist()]
+        known = self._ivory_known
+        again = lone & np.array([k in known for k in keys], bool)
+        yes = np.ones(len(uv), bool)
+        yes[again] = [known[keys[i]] for i in np.nonzero(again)[0]]
+        fresh = ask & ~again
+        if fresh.any():
+            if self._classifier is None:
+                from vision.detect.classify import BallClassifier
+
+                self._classifier = BallClassifier.load()
+            res = self._classifier.classify(img, uv[fresh], radii[fresh])
+            yes[np.nonzero(fresh)[0]] = np.asarray(res.is_ball) >= 0.5
+        self._ivory_known = {keys[i]: bool(yes[i]) for i in np.nonzero(lone)[0]}
         if not ask.any():
             return out
-        if self._classifier is None:
-            from vision.detect.classify import BallClassifier
-
-            self._classifier = BallClassifier.load()
-        res = self._classifier.classify(img, uv[ask], radii[ask])
-        yes = np.ones(len(uv), bool)
-        yes[np.nonzero(ask)[0]] = np.asarray(res.is_ball) >= 0.5
         return np.where(crowd, majority(group, yes, ask), yes)
 
     def _add_skittles(self, img: np.ndarray, det: Detections) -> Detections:

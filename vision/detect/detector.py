@@ -172,6 +172,7 @@ class Detector(TileForeground, CandidateChecks, ReachCheck):
         self._measured = -(10**9)  # the frame of the last full detection
         self._first_look = True  # no balls measured yet (a still image: every ball at rest)
         self._rest_shift = np.zeros((0, 4))  # resting balls: centroid u, v and edge - centroid
+        self._ivory_known = {}  # ivory candidates' model answers by place (checks.py)
         self._streaks = StreakWatch()  # dark balls' faint streaks (vision.detect.streak)
 
     # ------------------------------------------------------------ background
