@@ -24,15 +24,20 @@ radius of cloth between ball and cushion): it comes back within a fraction of a 
 while the striker still follows on; a ball lying further off is seen coming back."""
 LOOK_FRAMES = 4
 """Frames after the cushion in which the pair is looked at."""
+POSITION_SIGMA_MM = 1.5
+"""One ball's position standard uncertainty (mm): the rest position's default
+(``adjudicator.lag_call.DEFAULT_UNCERTAINTY_MM``, a calibration's fit residual floor)."""
+TOUCH_TOL_MM = 3.0 * np.sqrt(2.0) * POSITION_SIGMA_MM
+"""A gap between two balls' surfaces within 3 combined sigmas of nothing (6.4 mm) may be
+a touch the positions cannot tell from a near miss."""
 
 
 def kiss_doubts(events: list[Event], series: Series, table: TableSpec) -> list[Event]:
     """Uncertain contacts (struck ball, striker) for each contact of ``events`` whose struck
     ball lay within :data:`NEAR_RADII` of a cushion line and hit that cushion within
-    :data:`BOUNCE_FRAMES` frames after it, when no later contact
-    of the pair was read and the pair came within one frame's travel of touching again
-    in the :data:`LOOK_FRAMES` frames after the cushion (the gap between the centres, less
-    a diameter, under their relative speed a frame)."""
+    :data:`BOUNCE_FRAMES` frames after it, when no later contact of the pair was read and
+    the pair came within :data:`TOUCH_TOL_MM` of touching again in the
+    :data:`LOOK_FRAMES` frames after the cushion (:func:`_near_again`)."""
     out: list[Event] = []
     radius_mm = table.ball_radius
     contacts = [e for e in events if e.type is EventType.CONTACT and e.balls]
@@ -58,8 +63,8 @@ def kiss_doubts(events: list[Event], series: Series, table: TableSpec) -> list[E
         if hit is not None:
             f, at = hit
             why = (
-                f"{struck} came off the cushion at frame {bounce[0]} within a frame's travel "
-                f"of {striker}: a second touch cannot be told"
+                f"{struck} came off the cushion at frame {bounce[0]} within "
+                f"{TOUCH_TOL_MM:.0f} mm of {striker}: a second touch cannot be told"
             )
             out.append(
                 Event(
@@ -90,24 +95,24 @@ def _by_cushion(series: Series, ball: str, frame: int, table: TableSpec) -> bool
 def _near_again(
     series: Series, a: str, b: str, frame: int, radius_mm: float
 ) -> tuple[int, tuple[float, float]] | None:
-    """(video frame, contact point mm) where striker ``a`` and struck ball ``b`` were within
-    a frame's closing of touching in the frames from ``frame`` (the cushion) on: the gap
-    between them (centres less a diameter) no more than the speed at which they closed
-    on each other along their line of centres (the striker's velocity into that frame,
-    the struck ball's out of it, off the cushion), or None."""
+    """(video frame, contact point mm) where striker ``a`` and struck ball ``b`` came within
+    :data:`TOUCH_TOL_MM` of touching in the frames from ``frame`` (the cushion) on: the
+    gap between them (centres less a diameter) at a frame or on the straight line between
+    two frames' centres (a touch between frames), or None."""
     ia, ib = series.index(a), series.index(b)
     lo = frame - series.first
-    hi = min(series.n_frames - 2, lo + LOOK_FRAMES)
-    xa, xb = series.xy[ia], series.xy[ib]
-    for k in range(max(lo, 1), hi + 1):
-        pa, pb = xa[k], xb[k]
-        d = pb - pa
-        dist = float(np.hypot(*d))
-        if not np.isfinite(dist) or dist == 0:
+    hi = min(series.n_frames - 1, lo + LOOK_FRAMES)
+    if lo < 0 or hi <= lo:
+        return None
+    rel = series.xy[ib, lo : hi + 1] - series.xy[ia, lo : hi + 1]  # b from a, mm
+    for k in range(len(rel) - 1):
+        r0, r1 = rel[k], rel[k + 1]
+        if not (np.isfinite(r0).all() and np.isfinite(r1).all()):
             continue
-        va, vb = pa - xa[k - 1], xb[k + 1] - pb
-        closing = -float(np.dot(vb - va, d / dist))
-        if np.isfinite(closing) and dist - 2 * radius_mm <= max(closing, 0.0):
-            at = (pa + pb) / 2
-            return series.first + k, (round(float(at[0]), 1), round(float(at[1]), 1))
+        d = r1 - r0
+        t = float(np.clip(-np.dot(r0, d) / max(float(np.dot(d, d)), 1e-9), 0.0, 1.0))
+        if float(np.hypot(*(r0 + t * d))) - 2 * radius_mm <= TOUCH_TOL_MM:
+            f = lo + k + int(round(t))
+            at = (series.xy[ia, f] + series.xy[ib, f]) / 2
+            return series.first + f, (round(float(at[0]), 1), round(float(at[1]), 1))
     return None
