@@ -6,8 +6,6 @@ seconds from the stream's frame numbers and fps.
 
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 
 from contract.match import FrameTime, Shot
@@ -19,6 +17,7 @@ from vision.events.settings import ShotSettings
 from vision.events.shots import cut_tracks
 
 LIVE_BUFFER_S = 60.0  # a live buffer never settled (a jittery picture) is cut at this
+NOISE_RING = 2000  # small steps' |dx|, |dy| kept for the noise (about 8 s of two balls)
 LIVE_KEEP_S = 20.0  # age (s), handing out the shots over this long ago, keeping the rest
 
 
@@ -50,13 +49,21 @@ class LiveShotCutter:
         self._last: dict[str, tuple[float, float]] = {}
         self._still_since: int | None = None
         self._calm_since: int | None = None  # the first frame since the camera last moved
-        self._noise: deque[float] = deque(maxlen=2000)  # |dx|, |dy| mm of small steps
+        # |dx|, |dy| (mm) of the last small steps: a ring of fixed size, no object per value
+        self._noise = np.zeros(NOISE_RING)
+        self._noise_n = 0  # values written so far (the ring's next slot is n % NOISE_RING)
         self._sigma = 0.0  # measurement noise (mm, one axis) of the recent steps
         self._active = False
         self._emitted = 0
         self._played = False  # a shot other than a lag was emitted: no lag after it
         self._last_end = -1
         self._preroll = int(self.fps * 1.0)
+
+    def _noise_add(self, ax: float, ay: float) -> None:
+        """Write one step's |dx|, |dy| (mm) into the noise ring, over its oldest values."""
+        for v in (ax, ay):
+            self._noise[self._noise_n % NOISE_RING] = v
+            self._noise_n += 1
 
     @property
     def active(self) -> bool:
@@ -85,11 +92,12 @@ class LiveShotCutter:
                 step = np.hypot(dx, dy)
                 moved = moved or step > thr
                 if step < 10.0:
-                    self._noise.extend((abs(dx), abs(dy)))
+                    self._noise_add(abs(dx), abs(dy))
             if vis:
                 self._last[ident] = (x, y)
-        if not frame % 30 and len(self._noise) >= 20:  # as vision.events.series.noise_mm
-            self._sigma = float(1.4826 * np.median(self._noise) / np.sqrt(2.0))
+        filled = min(self._noise_n, NOISE_RING)
+        if not frame % 30 and filled >= 20:  # as vision.events.series.noise_mm
+            self._sigma = float(1.4826 * np.median(self._noise[:filled]) / np.sqrt(2.0))
         self._frame = frame
         if moving:  # the picture moves: nothing is at rest, no shot opens from it
             self._still_since = self._calm_since = None
