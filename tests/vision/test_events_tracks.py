@@ -260,3 +260,37 @@ def test_a_ball_struck_out_of_sight_is_the_track_that_appears_moving(
         shots = cut_tracks(_rows({"yellow": a, "w16": b}), PYR, FPS).shots
         assert shots and shots[0].cue_ball == "yellow"
         assert shots[0].start.frame <= 61
+
+
+@pytest.mark.parametrize(
+    ("ghost", "dist_mm", "joined"),
+    [
+        (True, 2200.0, True),  # the cue tip read as the ball behind it, then the ball lost
+        (False, 2200.0, True),  # lost in its blur while moving, no ghost
+        (True, 3500.0, False),  # farther than 12 m/s could carry it in the gap
+    ],
+)
+def test_a_fast_ball_lost_moving_is_the_track_that_appears_moving(ghost, dist_mm, joined):
+    """A cue ball struck at 290 mm/frame is seen once moving, then (``ghost``) one sample
+    300 mm back near where it rested (a cue tip taken for it), then never again; 6 frames
+    later a white track appears ``dist_mm`` ahead of its rest, moving. Joined where a ball
+    could have got there; no cushion is read from the ghost's turn 330 mm from any cushion
+    (to the nose and back in a frame is faster than any ball)."""
+    n, f0 = 120, 60
+    rest = np.array([400.0, 900.0])
+    a = np.full((n, 2), np.nan)
+    a[:f0] = rest
+    a[f0] = rest + (290.0, 0.0)
+    if ghost:
+        a[f0 + 1] = rest - (30.0, 0.0)
+    b = np.full((n, 2), np.nan)
+    s0 = f0 + 8
+    b[s0:] = rest + (dist_mm, 0.0) + np.minimum(np.arange(n - s0), 20)[:, None] * (0.0, 12.0)
+    rows = _rows({"yellow": a, "w16": b})
+    s = relink(series_from_tracks(rows, FPS), R)
+    assert (not np.isnan(s.xy[s.index("yellow"), -1, 0])) == joined
+    if joined:
+        shots = cut_tracks(rows, PYR, FPS).shots
+        assert shots and shots[0].cue_ball == "yellow"
+        cushions = [e for e in shots[0].events if e.type == EventType.CUSHION]
+        assert cushions == []

@@ -15,6 +15,7 @@ import numpy as np
 from contract.events import Event, EventType
 from vision.base.geometry import pocket_shelf_mm
 from vision.events.motion import Movement
+from vision.events.series import MAX_BALL_SPEED_MM_S
 
 if TYPE_CHECKING:
     from contract.tables import TableSpec
@@ -76,6 +77,7 @@ class EdgeEvents:
             "left": xy[:, 1] - R,
             "right": W - R - xy[:, 1],
         }
+        reach = MAX_BALL_SPEED_MM_S / self.s.fps  # mm a ball can travel in one frame
         out = []
         for name, g in gaps.items():
             for k in range(1, min(len(g) - 1, last_k + 1)):
@@ -97,6 +99,8 @@ class EdgeEvents:
                 app, rec = max(app, floor), max(rec, floor)
                 if g1 > 0.3 * R + max(app, rec) + 1.0 + 3.0 * self.settings.sigma_mm:
                     continue
+                if g1 + min(g0, g2) > reach:  # to the nose and back in a frame: no ball is
+                    continue  # that fast (a ghost sample a long way off the path)
                 if self._left_rest(m, xy, k, name, floor) or _comes_on(g, k, floor):
                     continue
                 # the straight approach and retreat lines meet at the bounce

@@ -177,9 +177,14 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
                 handled.update({b: hit for b in racked[0]})
                 set_off += [(racked[1][0].f, b) for b in racked[0]] if racked[1] else []
                 continue
-            p = self.partner(m.ball, rest, m.start_f, started=starts)
-            if p is not None and self.closing(self.s.index(p[0]), self.s.index(m.ball), m.start_f):
-                add_contact(m.start_f, p[0], m.ball, rest)
+            # a start read from samples a frame apart is dated up to a frame early (the
+            # hit fell between them): the partner is looked for up to a frame later too
+            for f_hit in (m.start_f, m.start_f + 0.5, m.start_f + 1.0):
+                p = self.partner(m.ball, rest, f_hit, started=starts)
+                if p is not None:
+                    break
+            if p is not None and self.closing(self.s.index(p[0]), self.s.index(m.ball), f_hit):
+                add_contact(f_hit, p[0], m.ball, rest)
             # frozen neighbours set off together (a rack): the camera cannot order the
             # impulses inside a cluster, so every touching pair that started together
             # counts as a contact, the ball that started first named first

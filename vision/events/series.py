@@ -302,7 +302,8 @@ def _same_kind(a: str, b: str) -> bool:
 MAX_BALL_SPEED_MM_S = 12000.0
 """The fastest a struck ball leaves its rest (mm/s): a hard break's cue ball, about 10-12
 m/s. A ball that vanished at rest is joined to a track appearing in motion no farther
-than this could carry it (:func:`relink`)."""
+than this could carry it (:func:`relink`); no cushion bounce is read that needs more
+(:meth:`vision.events.edges.EdgeEvents.cushion_hits`)."""
 
 
 def _struck_unseen(
@@ -330,8 +331,10 @@ def relink(
 ) -> Series:
     """Tracks the tracker lost and started afresh joined again: a track that stops being
     seen mid-table, and a new track that starts within ``max_gap`` frames no farther from
-    where the first was last seen than the first could roll in the meantime (its last
-    speed, plus two diameters for a bounce), are one ball; the younger track's rows move
+    where the first was last seen than the first could roll in the meantime (its top
+    speed over its last samples, plus two diameters for a bounce), are one ball; where
+    only a sample before the last is within that reach, the samples after it are a ghost
+    (a cue tip taken for a fast ball) and the bridge starts there; the younger track's rows move
     to the older id, the gap bridged in a straight line (not visible). A track last seen
     within reach of a pocket (``pockets``: x, y, reach mm) dropped and stays ended.
     A ball that vanished at rest (never seen again) and a track that appears already
@@ -353,12 +356,11 @@ def relink(
         pe = xy[b, e]
         if any(np.hypot(pe[0] - x, pe[1] - y) < r for x, y, r in pockets):
             continue
-        prev = np.nonzero(seen[b, max(0, e - 5) : e])[0]
-        v = np.zeros(2)
-        if len(prev):  # the last speed from the last two samples seen
-            p = max(0, e - 5) + int(prev[-1])
-            v = (xy[b, e] - xy[b, p]) / (e - p)
-        resting = float(np.linalg.norm(v)) < 0.5 * radius_mm
+        # the last samples seen (newest first) and the speed between the last two
+        ks = (max(0, e - 6) + np.nonzero(seen[b, max(0, e - 6) : e + 1])[0])[::-1][:4]
+        steps = np.linalg.norm(np.diff(xy[b, ks[::-1]], axis=0), axis=1) / np.diff(ks[::-1])
+        resting = not len(steps) or float(steps[-1]) < 0.5 * radius_mm
+        top = float(steps.max()) if len(steps) else 0.0  # mm/frame: a ghost can't hide it
         for c in range(B):
             s = int(first[c])
             if c == b or s >= F or not 0 < s - e <= max_gap or seen[c, : e + 1].any():
@@ -366,13 +368,18 @@ def relink(
             if not _same_kind(series.ids[b], series.ids[c]):
                 continue
             dist = float(np.linalg.norm(xy[c, s] - pe))
-            reach = float(np.linalg.norm(v)) * (s - e) + 4 * radius_mm
-            if dist <= reach:
-                cands.append((dist / reach, b, c, e, s))
-            elif resting and _struck_unseen(xy[c], seen[c], s, dist, s - e, radius_mm, series.fps):
-                cands.append(
-                    (1.0 + dist / (MAX_BALL_SPEED_MM_S / series.fps * (s - e)), b, c, e, s)
-                )
+            for k in ks[:3]:  # from the last sample, or one before a ghost at the end
+                reach = top * (s - k) + 4 * radius_mm
+                d_k = float(np.linalg.norm(xy[c, s] - xy[b, k]))
+                if d_k <= reach:
+                    cands.append((d_k / reach, b, c, int(k), s))
+                    break
+            else:
+                if resting and _struck_unseen(
+                    xy[c], seen[c], s, dist, s - e, radius_mm, series.fps
+                ):
+                    ratio = dist / (MAX_BALL_SPEED_MM_S / series.fps * (s - e))
+                    cands.append((1.0 + ratio, b, c, e, s))
     used_b, used_c = set(), set()
     for _, b, c, e, s in sorted(cands):
         if b in used_b or c in used_c or b in used_c or c in used_b:
