@@ -240,6 +240,9 @@ class EventFinder(ContactFinders, SkittleEvents, EdgeEvents, FlownEvents):
         self._touches(moves, contacts, add_contact)
         self._scan(moves, contacts, add_contact, set_off)
         for f, striker, struck, at, why in self.doubts:  # passes in doubt no finder read
+            hit = handled.get(striker)
+            if hit is not None and hit == handled.get(struck) and f - hit <= RACK_SETOFF_FRAMES:
+                continue  # two members of one frozen cluster set off: the rack finder read it
             key = frozenset((striker, struck))
             if not any(k == key and abs(f - g) < 2.5 for g, k in contacts):
                 at_mm = (round(float(at[0]), 1), round(float(at[1]), 1))
