@@ -90,12 +90,26 @@ def profiles(
     d /= np.linalg.norm(d)
     nrm = np.array([-d[1], d[0]])
     s_px = px_per_mm(to_px, tuple(pts_mm[len(t) // 2]))
+    # a pose near degenerate (the line seen almost edge-on) can ask for more px than the
+    # picture has: no line search reaches past its diagonal
     reach = search_mm * s_px + 6
     off = np.arange(-reach, reach + 0.5, 0.5)
     prof = _sample(light, p[:, None, :] + off[None, :, None] * nrm[None, None, :])
     width = max(4, int(round(2 * max(2.0, 6 * s_px))))  # samples: wider than a line
     prof = prof - median_filter(prof, size=(1, 2 * width + 1), mode="nearest")  # high-pass
     return p, nrm, off, prof, s_px
+
+
+def seen_flat(
+    light: np.ndarray, to_px: ToPx, a: tuple[float, float], b: tuple[float, float], band: float
+) -> bool:
+    """Whether a pose shows the table line ``a``-``b`` (mm) with a search ``band`` (mm either
+    side) narrower than the picture's diagonal: a pose near degenerate (the table seen almost
+    edge-on, a wrong guess) asks for more pixels than the picture has."""
+    mid = tuple(np.add(a, b) / 2.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s_px = px_per_mm(to_px, mid)
+    return bool(np.isfinite(s_px) and band * s_px < float(np.hypot(*light.shape[:2])))
 
 
 def line_score(
@@ -109,6 +123,8 @@ def line_score(
     """Evidence of a thin straight line from table point ``a`` to ``b`` (mm): the mean
     profile across the predicted line, its strongest thin peak (either polarity) over
     the noise. Returns (score, offset of the peak in px along the line's normal)."""
+    if not seen_flat(light, to_px, a, b, search_mm):
+        return 0.0, 0.0
     _, _, off, prof, s_px = profiles(light, to_px, a, b, search_mm, np.linspace(0.1, 0.9, n))
     mean = np.median(prof, axis=0)  # robust to balls lying on the line
     inner = np.abs(off) <= search_mm * s_px
