@@ -198,6 +198,8 @@ class MatchService:
                 raise NotFound(f"table {data['table_id']} not found")
             data.setdefault("table", None)
             data["table"] = data["table"] or t.spec
+            if _front_assumed(t.calibration):
+                data["ends"] = "assumed"  # the lag and 5-pin's break half are then asked
         data["table"] = data.get("table") or (
             "carom-match" if str(data["game"]).startswith("carom") else "pyramid-12ft"
         )
@@ -450,3 +452,10 @@ def _verdict(j: Judged, pos: int) -> dict | None:
     s = j.match.shots[pos]
     v = s.referee.verdict if s.referee and s.referee.verdict else s.verdict
     return None if v is None else v.model_dump(mode="json", exclude_none=True)
+
+
+def _front_assumed(calibration: dict | None) -> bool:
+    """Whether a table's CALIB.json (as stored) says its front end was assumed, not read
+    from the markings (``uncertainty.orientation == "ambiguous"``, contract §6)."""
+    unc = (calibration or {}).get("uncertainty") or {}
+    return isinstance(unc, dict) and unc.get("orientation") == "ambiguous"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from contract.match import Match, MatchStart, Shot, Verdict
+from contract.match import Match, MatchStart, Shot, Verdict, VideoInfo
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,13 @@ def build_match(settings: dict, shots: list[dict]) -> Match:
         target=settings.get("target"),
         breaker=settings.get("breaker_player") or "A",
     )
+    # a table whose calibration could not tell its ends apart: the match says so, as a
+    # replay's MATCH.json does (``video.ends``), and the adjudicator asks what hangs on it
+    video = VideoInfo(fps=30.0, frames=0, ends="assumed") if settings.get("ends") else None
     return Match(
         game=settings["game"],
         table=settings.get("table") or "pyramid-12ft",
+        video=video,
         shots=tuple(Shot.model_validate(s) for s in shots),
         start=start,
     )
