@@ -160,20 +160,30 @@ def server(tmp: Path, db: str | None = None) -> Iterator[tuple[str, subprocess.P
         p.stderr.close()
 
 
-def lag_shot(rest_a: float, rest_b: float, extra: tuple[dict, ...] = ()) -> dict:
-    """A pyramid lag: yellow (A, left half) and 1 (B, right half) from the house, each off
-    the back cushion, at rest ``rest_a`` / ``rest_b`` mm from the front cushion."""
+LAG_BALLS = {
+    "pyramid": (("yellow", 450.0), ("1", 1325.0), 600.0),  # pyramid-12ft, from the house
+    "carom": (("white", 410.0), ("yellow", 1010.0), 710.0),  # carom-match, the lag line
+}
+
+
+def lag_shot(
+    rest_a: float, rest_b: float, extra: tuple[dict, ...] = (), kind: str = "pyramid"
+) -> dict:
+    """A lag: pyramid's yellow (A, left half) and 1 (B, right half) from the house, or
+    5-pin's white (A) and yellow (B) from the lag line (``kind="carom"``), each off the back
+    cushion, at rest ``rest_a`` / ``rest_b`` mm from the front cushion."""
+    (a, ya), (b, yb), x0 = LAG_BALLS[kind]
     ev = [
-        {"frame": 10, "t": 0.33, "type": "lag", "balls": ["yellow", "1"]},
-        {"frame": 10, "t": 0.33, "type": "strike", "ball": "yellow", "at": [600.0, 450.0]},
-        {"frame": 13, "t": 0.43, "type": "strike", "ball": "1", "at": [600.0, 1325.0]},
-        {"frame": 60, "t": 2.0, "type": "cushion", "ball": "yellow", "cushion": "back"},
-        {"frame": 62, "t": 2.07, "type": "cushion", "ball": "1", "cushion": "back"},
+        {"frame": 10, "t": 0.33, "type": "lag", "balls": [a, b]},
+        {"frame": 10, "t": 0.33, "type": "strike", "ball": a, "at": [x0, ya]},
+        {"frame": 13, "t": 0.43, "type": "strike", "ball": b, "at": [x0, yb]},
+        {"frame": 60, "t": 2.0, "type": "cushion", "ball": a, "cushion": "back"},
+        {"frame": 62, "t": 2.07, "type": "cushion", "ball": b, "cushion": "back"},
         *extra,
     ]
     return {
         "start": {"frame": 10, "t": 0.33},
         "end": {"frame": 200, "t": 6.67},
         "events": sorted(ev, key=lambda e: e["frame"]),
-        "rest": {"yellow": [rest_a, 450.0], "1": [rest_b, 1325.0]},
+        "rest": {a: [rest_a, ya], b: [rest_b, yb]},
     }

@@ -63,21 +63,6 @@ def test_too_close_is_asked_not_called(client: TestClient) -> None:
     assert "too close to call" in board["lagText"]
 
 
-def _carom_lag(xa: float, xb: float) -> dict:
-    """A 5-pin lag on carom-match (2840 x 1420): white (A) and yellow (B) from the lag line,
-    each off the back cushion, at rest ``xa`` / ``xb`` mm from the front cushion."""
-    ev = [
-        {"frame": 1, "t": 0.03, "type": "lag", "balls": ["white", "yellow"]},
-        {"frame": 2, "t": 0.07, "type": "strike", "ball": "white", "at": [710.0, 410.0]},
-        {"frame": 3, "t": 0.1, "type": "strike", "ball": "yellow", "at": [710.0, 1010.0]},
-        {"frame": 40, "t": 1.33, "type": "cushion", "ball": "white", "cushion": "back"},
-        {"frame": 41, "t": 1.37, "type": "cushion", "ball": "yellow", "cushion": "back"},
-    ]
-    rest = {"white": [xa, 410.0], "yellow": [xb, 1010.0]}
-    return {"start": {"frame": 1, "t": 0.03}, "end": {"frame": 60, "t": 2.0}, "events": ev,
-            "rest": rest}  # fmt: skip
-
-
 @pytest.mark.parametrize(("orientation", "asked"), [("ambiguous", True), ("sure", False)])
 def test_a_table_whose_ends_were_not_read_asks_the_lag(client: TestClient, orientation, asked):
     """A live 5-pin table whose CALIB.json could not tell its front end from its back
@@ -95,7 +80,9 @@ def test_a_table_whose_ends_were_not_read_asks_the_lag(client: TestClient, orien
     body = {"name": "T", "source": "0", "spec": "carom-match", "calibration": calib}
     t = client.post("/tables", json=body, headers=AUTH).json()
     m = new_match(client, game="carom-5pin", breaker="lag", table_id=t["id"])
-    r = client.post(f"/matches/{m['id']}/shots", json=_carom_lag(300.0, 2500.0), headers=AUTH)
+    r = client.post(
+        f"/matches/{m['id']}/shots", json=lag_shot(300.0, 2500.0, kind="carom"), headers=AUTH
+    )
     assert r.status_code == 201, r.text
     qs = client.get(f"/matches/{m['id']}/questions").json()["questions"]
     assert ("calibration" in [q["about"] for q in qs]) == asked
