@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bench.score_calib import CalibScores, score_calibration
 from bench.score_events import (
     EVENT_WINDOW,
+    POCKET_WINDOW,
     EventScores,
     RestScores,
     ShotScores,
@@ -196,7 +197,7 @@ def format_report(r: Report) -> str:
         f"recall {fmt(s.recall)}  precision {fmt(s.precision)}",
         f"             start error {_frames(s.start_error)} frames; end error "
         f"{_frames(s.end_error)} frames; both within 2 frames {pct(s.within_2)}",
-        f"events (±{e.window} frames)",
+        f"events (±{e.window} frames, pockets ±{max(e.window, POCKET_WINDOW)})",
         "  type           truth  pred    tp  precision  recall     F1  notes",
         *[_type_row(t) for t in e.types],
         _type_row(e.overall),

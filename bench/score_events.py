@@ -18,6 +18,7 @@ from contract.events import REQUIRED, Event, EventType
 from contract.match import Match, Shot
 
 EVENT_WINDOW = 3  # frames either side
+POCKET_WINDOW = 10  # a pocket's, frames either side: a fall is seen late (contract §8)
 IdFn = Callable[[str], str]
 
 
@@ -233,7 +234,8 @@ def score_events(
     for ty in types:
         p = [e for e in pe if e.type == ty]
         t = [e for e in te if e.type == ty]
-        pairs = match_events(p, t, window)
+        w = max(window, POCKET_WINDOW) if ty == EventType.POCKET else window
+        pairs = match_events(p, t, w)
         d = [abs(p[i].frame - t[j].frame) for i, j in pairs]
         mp, mt = {i for i, _ in pairs}, {j for _, j in pairs}
         extra += [e for i, e in enumerate(p) if i not in mp]

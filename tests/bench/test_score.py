@@ -95,6 +95,18 @@ def test_event_shifted_out_and_within_window(truth_dict: dict, truth: Match) -> 
     assert r.events.overall.tp == 13
 
 
+@pytest.mark.parametrize(("shift", "found"), [(7, True), (10, True), (11, False)])
+def test_a_pocket_is_matched_within_10_frames(
+    truth_dict: dict, truth: Match, shift: int, found: bool
+) -> None:
+    """Contract §8: scorers allow ±10 frames for ``pocket`` (a fall is seen late and dated
+    back), ±3 for the other types."""
+    d = copy.deepcopy(truth_dict)
+    find(d, 1, 40)["frame"] = 40 + shift
+    p = score_match(make(d), truth).events.get("pocket")
+    assert (p.tp == p.truth) == found
+
+
 def test_contact_order_and_first_contact(truth_dict: dict, truth: Match) -> None:
     d = copy.deepcopy(truth_dict)
     find(d, 2, 130)["balls"] = ["1", "yellow"]  # same pair, wrong striking ball
