@@ -27,15 +27,18 @@ from contract.tables import load_table
 GATE_MM = 10.0
 
 
-def _match_errors(truth: np.ndarray, found: np.ndarray, gate: float) -> tuple[int, int, list]:
-    """(true positives, found, errors mm of the matched) by nearest-first assignment."""
+def _match_errors(
+    truth: np.ndarray, found: np.ndarray, gate: float | np.ndarray
+) -> tuple[int, int, list]:
+    """(true positives, found, errors of the matched) by nearest-first assignment; ``gate``
+    the farthest a match may lie, one for all or one per true point."""
     from scipy.optimize import linear_sum_assignment
 
     if len(truth) == 0 or len(found) == 0:
         return 0, len(found), []
     d = np.linalg.norm(truth[:, None] - found[None], axis=2)
     i, j = linear_sum_assignment(d)
-    ok = d[i, j] <= gate
+    ok = d[i, j] <= (gate[i] if isinstance(gate, np.ndarray) else gate)
     return int(ok.sum()), len(found), d[i, j][ok].tolist()
 
 
@@ -53,16 +56,20 @@ def _score_stills(cases, images, cals, table) -> dict:
             a, b, e = _match_errors(tr, xy, GATE_MM)
             tp, nf, nt, errs = tp + a, nf + b, nt + len(tr), errs + e
         if best is None or tp > best["matched"]:
-            best = {
-                "truth_frame": name,
-                "balls": nt,
-                "found": nf,
-                "matched": tp,
-                "recall": tp / max(nt, 1),
-                "precision": tp / max(nf, 1),
-                "median_mm": float(np.median(errs)) if errs else None,
-            }
+            best = {"truth_frame": name, **_rates(nt, nf, tp, errs, "median_mm")}
     return best
+
+
+def _rates(balls: int, found: int, matched: int, errs: list, median_key: str) -> dict:
+    """Counts, recall, precision and the median error of the matched (``median_key``)."""
+    return {
+        "balls": balls,
+        "found": found,
+        "matched": matched,
+        "recall": matched / max(balls, 1),
+        "precision": matched / max(found, 1),
+        median_key: float(np.median(errs)) if errs else None,
+    }
 
 
 def _spread(cals: list[Calibration], table) -> float:
@@ -102,21 +109,55 @@ def snooker(folder: Path, quick: bool) -> dict | None:
     return out
 
 
+def _boxes(path: Path) -> np.ndarray:
+    """Box centres and half sizes (px) of a ``*_bbox.txt`` (``x y w h class`` a line)."""
+    rows = [ln.split() for ln in path.read_text().splitlines() if ln.strip()]
+    b = np.array([[float(v) for v in r[:4]] for r in rows]).reshape(-1, 4)
+    return np.column_stack([b[:, 0] + b[:, 2] / 2, b[:, 1] + b[:, 3] / 2, b[:, 2:].max(1) / 2])
+
+
+def _found_px(img: np.ndarray, cal: Calibration, table) -> np.ndarray:
+    """Ball centres the vision's detector finds in a still (video px)."""
+    from vision.capture.source import Frame
+    from vision.detect.detector import Detector
+
+    det = Detector(cal, table, (img.shape[1], img.shape[0]))
+    det.fit_background([img])
+    return det.detect(Frame(0, 0.0, img)).uv
+
+
 def eightball(folder: Path) -> list[dict] | None:
+    """Each broadcast still: calibrated or refused, and where calibrated its balls found
+    against the hand-drawn boxes (a box matched by a detection within its half size, px;
+    a refused still finds none)."""
     if not folder.is_dir():
         return None
     table = load_table("pool-9ft")
     rows = []
     for clip in sorted(p for p in folder.iterdir() if p.is_dir()):
         for still in sorted((clip / "frames").glob("*.png")):
-            row = {"still": f"{clip.name}/{still.name}"}
+            row: dict = {"still": f"{clip.name}/{still.name}"}
+            box_file = clip / "bounding_boxes" / f"{still.stem}_bbox.txt"
+            boxes = _boxes(box_file) if box_file.is_file() else np.zeros((0, 3))
+            img = cv2.imread(str(still))
+            found = np.zeros((0, 2))
             try:
-                fit = fit_plate(cv2.imread(str(still)), table)
+                fit = fit_plate(img, table)
                 row.update(ok=True, uncertain=calibration_uncertain(fit.calib))
+                found = _found_px(img, Calibration(fit.calib), table)
             except NoTableError as e:
                 row.update(ok=False, error=str(e))
+            tp, nf, errs = _match_errors(boxes[:, :2], found, boxes[:, 2])  # within a box
+            row.update(balls=len(boxes), found=nf, matched=tp, errors_px=errs)
             rows.append(row)
     return rows
+
+
+def box_summary(rows: list[dict]) -> dict:
+    """Recall, precision and median error (px) over every still of :func:`eightball`."""
+    errs = [e for r in rows for e in r["errors_px"]]
+    n, f, m = (sum(r[k] for r in rows) for k in ("balls", "found", "matched"))
+    return _rates(n, f, m, errs, "median_px")
 
 
 def real_clips(footage: Path) -> list[dict]:
@@ -152,8 +193,12 @@ def real_figures(footage: Path, quick: bool) -> dict | None:
             print(f"snooker stills refused: {s['refused']}")
     if not quick:
         out["eightball_stills"] = eightball(footage / "pool-8ball-boxes")
-        ok = [r for r in out["eightball_stills"] or [] if r["ok"]]
-        print(f"8-ball broadcast stills calibrated: {len(ok)}/{len(out['eightball_stills'] or [])}")
+        eb = out["eightball_stills"] or []
+        ok = [r for r in eb if r["ok"]]
+        print(f"8-ball broadcast stills calibrated: {len(ok)}/{len(eb)}")
+        if eb:
+            out["eightball_boxes"] = box_summary(eb)
+            print(f"8-ball broadcast stills, balls against the boxes: {out['eightball_boxes']}")
         out["clips"] = real_clips(footage)
         bad = [r for r in out["clips"] if not r["ok"]]
         print(f"real clips calibrated: {len(out['clips']) - len(bad)}/{len(out['clips'])}")

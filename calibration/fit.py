@@ -371,6 +371,7 @@ def fit_plate(
     inl = res[np.abs(res) < 10]
     rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
     _check(pose, coverage, rms, manual_only, table)
+    _check_in_view(tp(_table_corners(table)), size)
     orientation = "ambiguous" if front == "assumed" else "sure"
     unc = estimate_uncertainty(cfit, f_prior, table, rms, orientation, size)
     camera = _camera_block(pose, cam, cfit)
@@ -473,3 +474,14 @@ def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: 
             f"no table found: the cushion lines do not fit ({coverage:.0%} of edge points "
             f"within 10 mm, rms {rms if rms is not None else float('nan'):.1f} mm)"
         )
+
+
+def _check_in_view(corners_px: np.ndarray, size: tuple[int, int]) -> None:
+    """Refuse a fit whose table corners (video px, (4, 2)) are not finite points near the
+    picture (within one picture size of it): the cushions were found in the picture, so a
+    corner beyond the horizon or far outside it is a pose that fits them by accident."""
+    w, h = size
+    q = np.asarray(corners_px, float)
+    near = (q[:, 0] > -w) & (q[:, 0] < 2 * w) & (q[:, 1] > -h) & (q[:, 1] < 2 * h)
+    if not np.isfinite(q).all() or not near.all():
+        raise NoTableError("no table found: the fitted table's corners lie outside the picture")

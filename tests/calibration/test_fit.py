@@ -8,7 +8,7 @@ import pytest
 
 from calibration.cli import parse_corners
 from calibration.detect import NoTableError
-from calibration.fit import fit_plate, nose_height
+from calibration.fit import _check_in_view, fit_plate, nose_height
 from calibration.synthview import render_table
 from contract.calib import Calibration
 from contract.tables import load_table
@@ -137,3 +137,22 @@ def test_mirrored_corners_are_refused():
     img[:] = 128  # nothing to measure: the corners are all there is
     with pytest.raises(NoTableError, match="from below"):
         fit_plate(img, t, corners=c)
+
+
+@pytest.mark.parametrize(
+    ("corners", "ok"),
+    [
+        ([(100, 100), (1800, 90), (1850, 1000), (60, 1010)], True),  # a table in view
+        ([(-300, -50), (2200, -40), (2250, 1150), (-350, 1140)], True),  # filling the frame
+        ([(100, 100), (1800, 90), (np.nan, np.nan), (60, 1010)], False),  # beyond the horizon
+        ([(100, 100), (1800, 90), (9000, 40000), (60, 1010)], False),  # far outside
+    ],
+)
+def test_a_fit_whose_corners_lie_far_outside_the_picture_is_refused(corners, ok):
+    """A 1920 x 1080 picture: the corners of the fitted table (px) must be finite points
+    within one picture size of it, else the fit is refused with one line."""
+    if ok:
+        _check_in_view(np.array(corners, float), (1920, 1080))
+    else:
+        with pytest.raises(NoTableError, match="corners lie outside the picture"):
+            _check_in_view(np.array(corners, float), (1920, 1080))
