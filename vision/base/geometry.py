@@ -15,6 +15,11 @@ import numpy as np
 from contract.calib import Calibration
 from contract.tables import TableSpec
 
+MAX_BALL_SPEED_MM_S = 12000.0
+"""The fastest a ball travels on the cloth (mm/s): a hard break's cue ball leaves its rest at
+about 10-12 m/s, every other ball slower. Bounds how far a ball can be from where it was last
+seen: the tracker's young tracks, the events' relinks and cushion bounces."""
+
 
 def surface_outline_mm(table: TableSpec, margin: float = 0.0, step: float = 50.0) -> np.ndarray:
     """The playing-surface rectangle grown by ``margin`` mm, sampled every ``step`` mm

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract.events import Event, EventType
-from vision.base.geometry import pocket_shelf_mm
+from vision.base.geometry import MAX_BALL_SPEED_MM_S, pocket_shelf_mm
 from vision.events.motion import Movement
-from vision.events.series import MAX_BALL_SPEED_MM_S
 
 if TYPE_CHECKING:
     from contract.tables import TableSpec

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contract.tracks import Tracks
+from vision.base.geometry import MAX_BALL_SPEED_MM_S
 
 
 @dataclass(frozen=True)
@@ -297,13 +298,6 @@ def _same_kind(a: str, b: str) -> bool:
     either a plain white one (``w17``, a number) as a ball blurred in fast motion is."""
     ka, kb = a.rstrip("0123456789"), b.rstrip("0123456789")
     return ka == kb or ka in ("", "w") or kb in ("", "w")
-
-
-MAX_BALL_SPEED_MM_S = 12000.0
-"""The fastest a struck ball leaves its rest (mm/s): a hard break's cue ball, about 10-12
-m/s. A ball that vanished at rest is joined to a track appearing in motion no farther
-than this could carry it (:func:`relink`); no cushion bounce is read that needs more
-(:meth:`vision.events.edges.EdgeEvents.cushion_hits`)."""
 
 
 def _struck_unseen(
