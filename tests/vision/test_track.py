@@ -426,3 +426,28 @@ def test_batched_kalman_equals_the_four_by_four_filter():
             blocks = [P[0, 0], P[0, 2], P[2, 2], P[1, 1], P[1, 3], P[3, 3]]
             np.testing.assert_allclose([tr.pa, tr.pb, tr.pc] * 2, blocks, rtol=1e-9)
             assert abs(P[0, 1]) < 1e-9 and abs(P[0, 3]) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("step_mm", "one_track"),
+    [
+        (40.0, True),  # 1.2 m/s: within the near gate anyway
+        (150.0, True),  # 4.5 m/s, a rack ball off a break: born moving, followed at once
+        (300.0, True),  # 9 m/s
+        (450.0, False),  # 13.5 m/s: faster than any ball, not one ball
+    ],
+)
+def test_a_ball_first_seen_moving_fast_is_one_track(step_mm, one_track):
+    """A white ball at rest at (500, 400), and a second white first seen moving at
+    ``step_mm`` a frame (it was hidden at rest, or lost in a break): a young track has no
+    velocity, yet it takes its next detection where a ball can travel in a frame, so the
+    ball is confirmed and followed as one track (not born anew each frame)."""
+    t = load_table("pyramid-12ft")
+    rest = np.array([500.0, 400.0])
+    frames = [([rest], ["white"]) for _ in range(5)]
+    for k in range(8):
+        frames.append(([rest, np.array([3300.0 - step_mm * k, 900.0])], ["white", "white"]))
+    tr = _run(Tracker(t), frames)
+    moving = [i for i in tr.ids() if i != _ids_near(tr, 0, rest)]
+    rows = [int(np.sum(tr.id == i)) for i in moving]  # frames each moving track covers
+    assert (rows == [8]) == one_track
