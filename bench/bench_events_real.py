@@ -44,6 +44,35 @@ def _match(found: list[int], truth: list[int]) -> int:
     return hits
 
 
+def _contact_figures(found: list, truth: list, strikes: list[int]) -> dict:
+    """Labelled contacts (frame, [striker, struck]) found within the window as the same
+    pair, one to one; and per labelled shot with a contact, whether the first contact
+    found after its strike (before the next) is the labelled first, striker first."""
+    left = list(found)
+    hits = 0
+    for f, pair in truth:
+        same = [c for c in left if set(c[1]) == set(pair) and abs(c[0] - f) <= WINDOW]
+        if same:
+            left.remove(min(same, key=lambda c: abs(c[0] - f)))
+            hits += 1
+    firsts = right = 0
+    bounds = [*strikes, 10**9]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        want = [c for c in truth if a <= c[0] < b]
+        if not want:
+            continue
+        firsts += 1
+        got = sorted(c for c in found if a - WINDOW <= c[0] < b)
+        right += bool(got) and got[0][1] == min(want)[1]
+    return {
+        "contacts": found,
+        "truth_contacts": truth,
+        "contacts_matched": hits,
+        "first_contacts": firsts,
+        "first_contacts_right": right,
+    }
+
+
 def track_real_clip(
     name: str, label: dict, annotated: str | None = None
 ) -> tuple[TableSpec, ReplayResult] | str:
@@ -83,7 +112,12 @@ def _clip(name: str, label: dict, quick: bool) -> dict:
     t_pockets = [
         (p["frame"], p["pocket"], p.get("ball", "")) for s in label["shots"] for p in s["pockets"]
     ]
+    contacts = [
+        (e.frame, list(e.balls)) for s in match.shots for e in s.events if e.type == "contact"
+    ]
+    t_contacts = [(c["frame"], c["balls"]) for s in label["shots"] for c in s.get("contacts", [])]
     return {
+        **_contact_figures(contacts, t_contacts, t_strikes),
         "strikes": strikes,
         "truth_strikes": t_strikes,
         "strikes_matched": _match(strikes, t_strikes),
@@ -112,11 +146,19 @@ def run(out_dir: Path, quick: bool) -> dict:
         s = f"{r['strikes']} / {r['truth_strikes']} ({r['strikes_matched']} matched)"
         p = f"{[p[0] for p in r['pockets']]} / {[p[0] for p in r['truth_pockets']]} ({r['pockets_matched']} matched)"
         print(f"{name:36} {s:28} {p}")
+        if r["truth_contacts"]:
+            print(
+                f"{'':36} contacts: {r['contacts_matched']}/{len(r['truth_contacts'])} labelled"
+                f" found ({len(r['contacts'])} reported); first contact right"
+                f" {r['first_contacts_right']}/{r['first_contacts']}"
+            )
         if r["camera_moved"]:
             print(f"{'':36} camera moved (no strike there): {r['camera_moved']}")
-    tot = {
-        k: sum(r.get(k, 0) for r in out.values()) for k in ("strikes_matched", "pockets_matched")
-    }
+    keys = ("strikes_matched", "pockets_matched", "contacts_matched")
+    tot = {k: sum(r.get(k, 0) for r in out.values()) for k in keys}
+    for k in ("first_contacts", "first_contacts_right"):
+        tot[k] = sum(r.get(k, 0) for r in out.values())
+    tot["truth_contacts"] = sum(len(r.get("truth_contacts", [])) for r in out.values())
     tot["truth_strikes"] = sum(len(r.get("truth_strikes", [])) for r in out.values())
     tot["truth_pockets"] = sum(len(r.get("truth_pockets", [])) for r in out.values())
     tot["found_strikes"] = sum(len(r.get("strikes", [])) for r in out.values())

@@ -108,6 +108,32 @@ def test_spare_carom_track_beside_the_ball_is_no_ball():
     assert all("red1" not in e.ids for s in cut.shots for e in s.events)
 
 
+@pytest.mark.parametrize("white_stays", [False, True])
+def test_a_carom_ball_read_in_a_taken_colour_is_the_ball_gone(white_stays):
+    """The white, struck at 60 mm/frame, is lost after 5 frames and a second yellow
+    (``yellow1``) appears 2 frames later where it rolled, while the yellow rests (a white
+    smear read yellow under broadcast light). On a carom table (one ball of each colour)
+    it is the white: one shot, the white's, ending where it stopped. When the white is
+    seen at rest all along, ``yellow1`` is no ball: it is dropped and nothing was played."""
+    n = 120
+    white = _roll((700.0, 400.0), (60.0, 0.0), 20, 25, n - 45)
+    y1 = np.full((n, 2), np.nan)
+    y1[27:] = white[27:]
+    if white_stays:
+        white = _still((700.0, 400.0), n)
+    else:
+        white[25:] = np.nan
+    rows = {"white": white, "red": _still((2600.0, 1000.0), n)}
+    rows |= {"yellow": _still((2400.0, 1200.0), n), "yellow1": y1}
+    shots = cut_tracks(_rows(rows), CAROM, FPS).shots
+    if white_stays:
+        assert shots == ()
+    else:
+        assert [s.cue_ball for s in shots] == ["white"]
+        assert np.allclose(shots[0].rest["white"], (2200.0, 400.0), atol=1.0)
+    assert all("yellow1" not in e.ids for s in shots for e in s.events)
+
+
 @pytest.mark.parametrize(
     ("after", "v2", "cushions"),
     [

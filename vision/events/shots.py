@@ -18,6 +18,7 @@ from contract.match import FrameTime, Match, Shot
 from contract.tables import TableSpec
 from contract.tracks import Tracks
 from vision.base.camera_motion import AFTER_FRAMES, in_spans
+from vision.base.geometry import MAX_BALL_SPEED_MM_S
 from vision.events.finder import EventFinder
 from vision.events.lag import as_lag, lag_pair
 from vision.events.lost import lost_spans
@@ -295,8 +296,11 @@ CAROM_BALLS = ("white", "yellow", "red")
 def _drop_spares(series: Series, table: TableSpec) -> Series:
     """On a carom table the balls are ``white``, ``yellow`` and ``red`` (contract §3): a
     second track of one of them (``red1``, ``red2`` ... as a tracker names a colour it sees
-    twice, a sleeve or a skittle lying) while that ball's own track is on the table for
-    most of its frames is not a ball; its rows are dropped (both ids are kept)."""
+    twice) while that ball's own track is on the table for most of its frames is not a
+    ball of that colour. Where exactly one other carom ball is missing for most of those
+    frames, it is that ball read in the wrong colour (a white smear read yellow under
+    broadcast light): its rows fill that ball's frames not seen. Otherwise (a sleeve, a
+    skittle lying) its rows are dropped. Both ids are kept."""
     if table.kind != "carom":
         return series
     xy = series.xy.copy()
@@ -307,9 +311,35 @@ def _drop_spares(series: Series, table: TableSpec) -> Series:
         if ident in CAROM_BALLS or base not in CAROM_BALLS or base not in series.ids:
             continue
         mine = present[b]
-        if mine.any() and present[series.index(base)][mine].mean() > 0.5:
-            xy[b], vis[b] = np.nan, False
+        if not mine.any() or present[series.index(base)][mine].mean() <= 0.5:
+            continue
+        gone = [
+            c
+            for c in CAROM_BALLS
+            if c != base and c in series.ids and vis[series.index(c)][mine].mean() < 0.5
+        ]
+        if len(gone) == 1 and _within_reach(series, series.index(gone[0]), b, table.ball_radius):
+            c = series.index(gone[0])
+            fill = mine & ~vis[c]
+            xy[c, fill], vis[c, fill] = xy[b, fill], vis[b, fill]
+        xy[b], vis[b] = np.nan, False
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)
+
+
+def _within_reach(series: Series, c: int, b: int, radius: float) -> bool:
+    """Track ``b`` first appears where ball ``c``, seen last before it, could have rolled
+    meanwhile at the fastest a ball travels (two diameters more for a bounce, table mm)."""
+    seen_b = np.nonzero(series.visible[b])[0]
+    seen_c = np.nonzero(series.visible[c])[0]
+    if not len(seen_b):
+        return False
+    s = int(seen_b[0])
+    before = seen_c[seen_c < s]
+    if not len(before):
+        return True  # never seen before it: nothing to bound it
+    e = int(before[-1])
+    reach = MAX_BALL_SPEED_MM_S / series.fps * (s - e) + 4 * radius
+    return float(np.linalg.norm(series.xy[b, s] - series.xy[c, e])) <= reach
 
 
 def cut_series(
