@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from adjudicator.base import MatchState, register
 from adjudicator.pyramid import predicates as P
-from adjudicator.pyramid.rules import PyramidRules, Ruling
+from adjudicator.pyramid.rules import PyramidRules
+from adjudicator.pyramid.ruling import Ruling
 from adjudicator.pyramid.texts import sentence
 from adjudicator.pyramid.view import view
 from contract.match import Foul, Shot

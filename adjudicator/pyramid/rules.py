@@ -25,9 +25,10 @@ from adjudicator.pyramid.geometry import (
     table_for,
 )
 from adjudicator.pyramid.lag import judge_lag
-from adjudicator.pyramid.texts import PATTERN_TEXT, choice_note, foul_reason, sentence
+from adjudicator.pyramid.ruling import Ruling, build_verdict, mm_point
+from adjudicator.pyramid.texts import PATTERN_TEXT, choice_note, sentence
 from adjudicator.pyramid.view import view
-from contract.match import Foul, Respot, Shot, Verdict
+from contract.match import Foul, Shot, Verdict
 
 Point = tuple[float, float]
 Score = dict[str, int]
@@ -38,63 +39,6 @@ REF_FOUL = {  # referee-entered fouls: the clause they cite
     Foul.BALL_TOUCHED: "pyramid:17",
     Foul.EARLY_STRIKE: "pyramid:14.2",
 }
-
-
-@dataclass
-class Ruling:
-    """Working values of one judgement (mutable scratch, never stored in a state)."""
-
-    fouls: list[tuple[Foul, str, str]]  # (code, clause, detail)
-    counted: list[str]  # balls that score for the striker
-    shelved: list[str]  # balls that go onto the striker's shelf
-    respot: list[str]  # balls to re-spot by rule 25
-    notes: list[dict[str, str]]
-    refs: list[str]
-    bonus: int = 0
-    taken: str | None = None
-    hand: str | None = None
-    premium: bool = False
-
-
-def _pt(x: float, y: float) -> tuple[float, float]:
-    return (round(x, 1), round(y, 1))
-
-
-def _verdict(
-    legal: bool,
-    r: Ruling,
-    scored: dict[str, int],
-    pocketed: tuple[str, ...],
-    nxt: Player,
-    resp: dict[str, Point],
-    options: tuple[str, ...],
-    extra: dict[str, object],
-) -> Verdict:
-    """The contract verdict (built without validation: the inner loop) plus extensions."""
-    reasons = [foul_reason(f, c, d) for f, c, d in r.fouls] + r.notes
-    refs = [c for _, c, _ in r.fouls] + r.refs
-    if not legal:
-        refs.append("pyramid:27.2")
-    if resp:
-        refs.append("pyramid:25.2")
-    ext = {k: v for k, v in extra.items() if v is not None}
-    if r.taken:
-        ext["taken"] = r.taken
-    if r.premium:
-        ext["premium"] = True
-    return Verdict.model_construct(
-        legal=legal,
-        fouls=tuple(f for f, _, _ in r.fouls),
-        scored=scored,
-        pocketed=pocketed,
-        next=nxt,
-        respot=tuple(Respot.model_construct(id=b, at=p) for b, p in resp.items()),
-        rule_refs=tuple(dict.fromkeys(refs)),
-        reasons=tuple(reasons),
-        options=options,
-        shelved=tuple(r.shelved),
-        **ext,
-    )
 
 
 @dataclass(frozen=True)
@@ -243,7 +187,7 @@ class PyramidRules:
             extra.update(frame_over=True, winner=winner)
         if any(owed.values()):
             extra["owed"] = owed
-        return _verdict(legal, r, scored, pocketed, nxt, resp, options, extra)
+        return build_verdict(legal, r, scored, pocketed, nxt, resp, options, extra)
 
     def judge_lag(self, state: MatchState, shot: Shot) -> Verdict:
         """Rule 8: the lag shot (before a frame's break). The winner breaks unless he
@@ -432,7 +376,7 @@ class PyramidRules:
         todo = [b for b in r.respot if b not in out]
         todo += [b for b in hang if b not in out]
         for b, p in respot_positions(table, todo, base).items():
-            out[b] = _pt(*p)
+            out[b] = mm_point(*p)
         return out
 
     def _frame_end(
