@@ -90,8 +90,6 @@ def profiles(
     d /= np.linalg.norm(d)
     nrm = np.array([-d[1], d[0]])
     s_px = px_per_mm(to_px, tuple(pts_mm[len(t) // 2]))
-    # a pose near degenerate (the line seen almost edge-on) can ask for more px than the
-    # picture has: no line search reaches past its diagonal
     reach = search_mm * s_px + 6
     off = np.arange(-reach, reach + 0.5, 0.5)
     prof = _sample(light, p[:, None, :] + off[None, :, None] * nrm[None, None, :])

@@ -18,7 +18,6 @@ from collections.abc import Callable
 import numpy as np
 
 from contract.tables import TableSpec
-from vision.base.assign import linear_sum_assignment
 from vision.detect.detector import Detections
 from vision.detect.streak import SCORE as STREAK_SCORE
 from vision.track.state import _Track
@@ -52,32 +51,15 @@ def births(
     return out
 
 
-def young_pairs(
-    live: list[_Track],
-    det: Detections,
-    used_t: set[int],
-    used_d: set[int],
-    reach_mm: float,
-) -> list[tuple[int, int]]:
-    """A ball born moving: (index in ``live``, detection) pairs of tentative tracks seen
-    last frame and the detections of their colour left over, within ``reach_mm`` (table
-    mm: the farthest a ball travels in a frame,
-    :data:`vision.base.geometry.MAX_BALL_SPEED_MM_S`) of where each
-    was seen. A new track has no velocity yet, so the near gate around its prediction
-    misses a ball running a diameter or more a frame (a rack ball off a break at 3-6 m/s
-    was born anew every frame and never confirmed until it slowed down); nearest first,
-    one to one."""
-    ts = [
+def young_tracks(live: list[_Track], frame: int, used_t: set[int]) -> list[int]:
+    """Indices into ``live`` of the tentative tracks seen at the frame before ``frame`` and
+    not yet given a detection (``used_t``): a ball born moving. A new track has no velocity,
+    so the near gate around its prediction misses a ball running a diameter or more a frame
+    (a rack ball off a break at 3-6 m/s was born anew every frame and never confirmed until
+    it slowed down); the tracker gives these their colour's leftover detections within the
+    farthest a ball travels in a frame (:data:`vision.base.geometry.MAX_BALL_SPEED_MM_S`)."""
+    return [
         i
         for i, t in enumerate(live)
-        if i not in used_t and t.state == "tentative" and t.last_seen == det.frame - 1
+        if i not in used_t and t.state == "tentative" and t.last_seen == frame - 1
     ]
-    ds = np.array([j for j in range(len(det)) if j not in used_d], int)
-    if not ts or not len(ds):
-        return []
-    last = np.array([live[i].last_xy for i in ts])
-    d = np.linalg.norm(last[:, None, :] - det.xy[ds][None], axis=2)
-    same = np.array([live[i].cls for i in ts], object)[:, None] == det.cls[ds][None].astype(object)
-    cost = np.where(same & (d <= reach_mm), d, np.inf)
-    r, c = linear_sum_assignment(np.where(np.isfinite(cost), cost, 1e9))
-    return [(ts[a], int(ds[b])) for a, b in zip(r, c, strict=True) if np.isfinite(cost[a, b])]

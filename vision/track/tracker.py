@@ -33,7 +33,7 @@ from vision.base.camera_motion import lose_unseen
 from vision.base.geometry import MAX_BALL_SPEED_MM_S, pocket_shelf_mm
 from vision.base.geometry import mouth_lines as _mouth_lines
 from vision.detect.detector import Detections
-from vision.track.birth import Attached, births, young_pairs
+from vision.track.birth import Attached, births, young_tracks
 from vision.track.depart import end_holds, judge_holds, start_holds
 from vision.track.numbering import NumberReading
 from vision.track.reach import leaving_home
@@ -272,8 +272,12 @@ class Tracker(NumberReading):
         )
         far = leaving_home([live[i] for i in rest_t], far, det, self.table.ball_radius)
         pairs += [(rest_t[i], j) for i, j in far]
-        taken = ({i for i, _ in pairs}, {j for _, j in pairs})
-        pairs += young_pairs(live, det, *taken, MAX_BALL_SPEED_MM_S * dt)
+        young = young_tracks(live, det.frame, {i for i, _ in pairs})  # no velocity yet
+        left = np.array([j for j in cols if j not in {j for _, j in pairs}], int)
+        fast = self._assign(
+            [live[i] for i in young], det, left, MAX_BALL_SPEED_MM_S * dt, True, True
+        )
+        pairs += [(young[i], j) for i, j in fast]
         pairs = colour_swaps(live, det, pairs, cfg.near_gate_balls * D, cfg.far_gate_balls * D)
         used_d = {j for _, j in pairs}
         pairs += self._home(live, det, {i for i, _ in pairs}, used_d)
