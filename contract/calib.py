@@ -135,6 +135,14 @@ def uncertainty_bounds(size: tuple[int, int]) -> tuple[float, float]:
     return UNCERTAINTY_BOUNDS_MM["hd" if min(size) >= 1000 else "sd"]
 
 
+def front_assumed(calib: Calibration | CalibrationFile) -> bool:
+    """Whether ``calib``'s front end was assumed, not read from the table's markings
+    (``uncertainty.orientation == "ambiguous"``): a MATCH.json from it says
+    ``video.ends: "assumed"`` and the adjudicator asks what the ends decide."""
+    data = calib.data if isinstance(calib, Calibration) else calib
+    return data.uncertainty is not None and data.uncertainty.orientation == "ambiguous"
+
+
 def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
     """One line saying why ``calib`` must not be trusted as it is (its front end not read
     from the table, or its expected error above :func:`uncertainty_bounds`), or None when
@@ -144,7 +152,7 @@ def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
     unc = data.uncertainty
     if unc is None:
         return None
-    if unc.orientation == "ambiguous":
+    if front_assumed(data):
         return "calibration uncertain: the front end could not be told from the back"
     b_rms, b_max = uncertainty_bounds(tuple(data.image_size))
     over = []

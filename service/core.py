@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from contract.calib import calibration_from_json, front_assumed
 from contract.match import RefereeInput, Shot
 from contract.tables import load_table
 from service.broker import Broker
@@ -198,7 +199,7 @@ class MatchService:
                 raise NotFound(f"table {data['table_id']} not found")
             data.setdefault("table", None)
             data["table"] = data["table"] or t.spec
-            if _front_assumed(t.calibration):
+            if t.calibration is not None and front_assumed(calibration_from_json(t.calibration)):
                 data["ends"] = "assumed"  # the lag and 5-pin's break half are then asked
         data["table"] = data.get("table") or (
             "carom-match" if str(data["game"]).startswith("carom") else "pyramid-12ft"
@@ -452,10 +453,3 @@ def _verdict(j: Judged, pos: int) -> dict | None:
     s = j.match.shots[pos]
     v = s.referee.verdict if s.referee and s.referee.verdict else s.verdict
     return None if v is None else v.model_dump(mode="json", exclude_none=True)
-
-
-def _front_assumed(calibration: dict | None) -> bool:
-    """Whether a table's CALIB.json (as stored) says its front end was assumed, not read
-    from the markings (``uncertainty.orientation == "ambiguous"``, contract §6)."""
-    unc = (calibration or {}).get("uncertainty") or {}
-    return isinstance(unc, dict) and unc.get("orientation") == "ambiguous"

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from contract.calib import Calibration, calibration_uncertain, read_calibration
+from contract.calib import Calibration, calibration_uncertain, front_assumed, read_calibration
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
@@ -383,8 +383,7 @@ def _calibration(
 def _ends(calib: Calibration) -> dict[str, str]:
     """``{"ends": "assumed"}`` for MATCH.json's ``video`` when the calibration's front end
     was not read from the table (contract §11: the adjudicator asks where it decides)."""
-    unc = calib.data.uncertainty
-    return {"ends": "assumed"} if unc is not None and unc.orientation == "ambiguous" else {}
+    return {"ends": "assumed"} if front_assumed(calib) else {}
 
 
 def _judged(match: Match) -> Match:
