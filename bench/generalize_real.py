@@ -21,6 +21,7 @@ import numpy as np
 from calibration.detect import NoTableError
 from calibration.fit import fit_plate
 from calibration.plate import load_plate, median_plate
+from calibration.rough import rough_fit
 from contract.calib import Calibration, calibration_uncertain
 from contract.tables import load_table
 
@@ -143,10 +144,16 @@ def eightball(folder: Path) -> list[dict] | None:
             found = np.zeros((0, 2))
             try:
                 fit = fit_plate(img, table)
-                row.update(ok=True, uncertain=calibration_uncertain(fit.calib))
-                found = _found_px(img, Calibration(fit.calib), table)
+                row.update(ok=True, frame="fitted", uncertain=calibration_uncertain(fit.calib))
             except NoTableError as e:
                 row.update(ok=False, error=str(e))
+                try:  # detection does not wait for calibration: the cloth's outline
+                    fit = rough_fit(img, table)
+                    row.update(frame="rough")
+                except NoTableError:
+                    fit = None
+            if fit is not None:
+                found = _found_px(img, Calibration(fit.calib), table)
             tp, nf, errs = _match_errors(boxes[:, :2], found, boxes[:, 2])  # within a box
             row.update(balls=len(boxes), found=nf, matched=tp, errors_px=errs)
             rows.append(row)

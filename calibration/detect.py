@@ -186,8 +186,14 @@ def _hull_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | None:
             break
         if len(ap) < 4:
             return None
-    if quad is None or cv2.contourArea(quad.astype(np.float32)) < 0.95 * cv2.contourArea(hull):
-        return None  # four vertices that do not cover the hull: not four-sided
+    if quad is None:
+        return None
+    hull_area = cv2.contourArea(hull)
+    chamfered = cv2.contourArea(quad.astype(np.float32)) < 0.95 * hull_area
+    # how far from a simplified side its true side may lie (share of the side's length):
+    # a vertex cut off by a corner pocket sits up to about half a pocket mouth (a tenth
+    # of a short cushion) inside the true corner
+    band = 0.06 if chamfered else 0.02
     rng = np.random.default_rng(0)
     lines = []
     for i in range(4):
@@ -195,11 +201,28 @@ def _hull_lines(pts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | None:
         length = float(np.linalg.norm(b - a))
         d = (b - a) / max(length, 1e-9)
         t = (pts - a) @ d
-        near = np.abs((pts - a) @ np.array([-d[1], d[0]])) < max(3.0, 0.02 * length)
+        near = np.abs((pts - a) @ np.array([-d[1], d[0]])) < max(3.0, band * length)
         sel = near & (t > 0.1 * length) & (t < 0.9 * length)
         ln = _ransac_line(pts[sel], 1.5, rng)
         lines.append(ln if ln is not None else (a, d))
+    if chamfered and not _covers(lines, hull, hull_area):
+        return None  # four vertices that do not cover the hull: not four-sided
     return lines
+
+
+def _covers(lines: list[tuple[np.ndarray, np.ndarray]], hull: np.ndarray, area: float) -> bool:
+    """Whether the quad of four side lines covers a hull whose own four-vertex
+    simplification does not (corner pockets cut the hull's corners off, so its vertices
+    sit inside the true corners): convex, holding 95 % of the hull's area, and at most
+    15 % larger than the hull."""
+    try:
+        c4 = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)], np.float32)
+    except np.linalg.LinAlgError:
+        return False
+    if not cv2.isContourConvex(c4.reshape(-1, 1, 2)):
+        return False
+    inter, _ = cv2.intersectConvexConvex(c4.reshape(-1, 1, 2), hull.astype(np.float32))
+    return inter >= 0.95 * area and cv2.contourArea(c4) <= 1.15 * area
 
 
 def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from calibration import markings as mk
 from calibration.camera import LineMarks, refine_camera
 from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, intersect, side_edges
 from calibration.ends import given_front, resolve_front
+from calibration.fitchecks import check_fit, check_in_view, check_on_cloth
 from calibration.geometry import (
     DEFAULT_HFOV_DEG,
     Pose,
@@ -370,8 +371,10 @@ def fit_plate(
     coverage = float(np.mean(np.abs(nose_res) < 10)) if len(nose_res) else 0.0
     inl = res[np.abs(res) < 10]
     rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
-    _check(pose, coverage, rms, manual_only, table)
-    _check_in_view(tp(_table_corners(table)), size)
+    check_fit(pose, coverage, rms, manual_only, table)
+    check_in_view(tp(_table_corners(table)), size)
+    if corners is None:
+        check_on_cloth(tp(_table_corners(table)), quad.corners)
     orientation = "ambiguous" if front == "assumed" else "sure"
     unc = estimate_uncertainty(cfit, f_prior, table, rms, orientation, size)
     camera = _camera_block(pose, cam, cfit)
@@ -456,32 +459,3 @@ def _line_marks(
         if len(pts) >= 12 and abs(float(np.median(d))) < 8.0:
             out.append((pts, ax, float(a[ax])))
     return out
-
-
-def _check(pose: Pose, coverage: float, rms: float | None, manual: bool, table: TableSpec) -> None:
-    """Refuse a fit that is not a table: mirrored, wrong aspect ratio, poor residuals."""
-    if pose.position[2] <= 0:
-        raise NoTableError("no table found: the fitted surface would be seen from below")
-    if abs(pose.aspect_error) > 0.12 or pose.skew > 0.12:
-        raise NoTableError(
-            f"no table found: the outline's proportions do not match {table.name} "
-            f"({table.L:.0f} x {table.W:.0f} mm; off by {abs(pose.aspect_error):.0%})"
-        )
-    if manual:
-        return
-    if coverage < 0.5 or rms is None or rms > 8.0:
-        raise NoTableError(
-            f"no table found: the cushion lines do not fit ({coverage:.0%} of edge points "
-            f"within 10 mm, rms {rms if rms is not None else float('nan'):.1f} mm)"
-        )
-
-
-def _check_in_view(corners_px: np.ndarray, size: tuple[int, int]) -> None:
-    """Refuse a fit whose table corners (video px, (4, 2)) are not finite points near the
-    picture (within one picture size of it): the cushions were found in the picture, so a
-    corner beyond the horizon or far outside it is a pose that fits them by accident."""
-    w, h = size
-    q = np.asarray(corners_px, float)
-    near = (q[:, 0] > -w) & (q[:, 0] < 2 * w) & (q[:, 1] > -h) & (q[:, 1] < 2 * h)
-    if not np.isfinite(q).all() or not near.all():
-        raise NoTableError("no table found: the fitted table's corners lie outside the picture")

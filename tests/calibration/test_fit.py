@@ -8,7 +8,8 @@ import pytest
 
 from calibration.cli import parse_corners
 from calibration.detect import NoTableError
-from calibration.fit import _check_in_view, fit_plate, nose_height
+from calibration.fit import fit_plate, nose_height
+from calibration.fitchecks import check_in_view
 from calibration.synthview import render_table
 from contract.calib import Calibration
 from contract.tables import load_table
@@ -152,7 +153,7 @@ def test_a_fit_whose_corners_lie_far_outside_the_picture_is_refused(corners, ok)
     """A 1920 x 1080 picture: the corners of the fitted table (px) must be finite points
     within one picture size of it, else the fit is refused with one line."""
     if ok:
-        _check_in_view(np.array(corners, float), (1920, 1080))
+        check_in_view(np.array(corners, float), (1920, 1080))
     else:
         with pytest.raises(NoTableError, match="corners lie outside the picture"):
-            _check_in_view(np.array(corners, float), (1920, 1080))
+            check_in_view(np.array(corners, float), (1920, 1080))

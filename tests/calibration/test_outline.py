@@ -44,3 +44,22 @@ def test_a_shape_that_is_not_four_sided_gives_no_lines():
     cv2.circle(mask, (200, 200), 150, 255, -1)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     assert _hull_lines(cnts[0].reshape(-1, 2).astype(float)) is None
+
+
+def test_corners_cut_off_by_pockets_are_found_where_the_sides_meet():
+    """Corner pockets bite into every corner of the cloth region: its hull's four-vertex
+    simplification covers less of it (its vertices sit inside the corners), and the four
+    side lines still meet at the true corners."""
+    mask = np.zeros((560, 960), np.uint8)
+    cv2.fillPoly(mask, [TRUE.astype(np.int32)], 255)
+    for x, y in TRUE:
+        cv2.circle(mask, (int(x), int(y)), 28, 0, -1)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pts = max(cnts, key=cv2.contourArea).reshape(-1, 2).astype(float)
+    hull = cv2.convexHull(pts.astype(np.float32).reshape(-1, 1, 2))
+    ap = cv2.approxPolyDP(hull, 0.01 * cv2.arcLength(hull, True), True)
+    if len(ap) == 4:  # the case this covers: four vertices short of 95 % of the hull
+        assert cv2.contourArea(ap) < 0.95 * cv2.contourArea(hull)
+    lines = _hull_lines(pts)
+    assert lines is not None
+    assert _err(_corners(lines)) < 3.0

@@ -84,13 +84,19 @@ def mouth_lines(table: TableSpec) -> np.ndarray:
 
 
 def ball_radius_px(calib: Calibration, table: TableSpec, xy_mm: np.ndarray) -> np.ndarray:
-    """Expected image radius (video px) of a ball whose centre projects to ``xy_mm`` (N,2)."""
+    """Expected image radius (video px) of a ball whose centre projects to ``xy_mm`` (N,2).
+
+    A sphere's outline is not foreshortened: its radius is the image of a ball radius
+    across the line of sight, the larger principal scale of the table plane at the ball's
+    centre height (the same in every direction for a camera looking straight down; a
+    camera looking at an angle shortens the table along its view, never the ball)."""
     xy = np.asarray(xy_mm, float).reshape(-1, 2)
     R = table.ball_radius
     c = calib.table_to_pixel(xy, height=R)
     ex = calib.table_to_pixel(xy + [R, 0.0], height=R)
     ey = calib.table_to_pixel(xy + [0.0, R], height=R)
-    return 0.5 * (np.linalg.norm(ex - c, axis=1) + np.linalg.norm(ey - c, axis=1))
+    jac = np.stack([ex - c, ey - c], axis=2)  # (N, 2, 2): px per ball radius along x, y
+    return np.linalg.svd(jac, compute_uv=False)[:, 0]
 
 
 @dataclass(frozen=True)
