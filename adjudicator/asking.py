@@ -94,6 +94,9 @@ def _last(j: _Judged, v: Verdict) -> MatchState:
     return j.after
 
 
+ROUGH_WHY = "the table was found by its cloth's outline only: every position is rough"
+
+
 class Asker:
     """Judges a shot list with its doubts. ``fps``: the video's frame rate (the rest check);
     ``premium``: combined/dynamic (the taken ball is inferred from the next shot);
@@ -109,9 +112,11 @@ class Asker:
         infer: Infer | None,
         numbered: bool = False,
         ends_assumed: bool = False,
+        rough: bool = False,
     ) -> None:
         self.rules = rules
         self.ends_assumed = ends_assumed
+        self.rough = rough
         self.fps = fps
         self.infer = infer if premium else None
         self.carom = carom
@@ -185,6 +190,8 @@ class Asker:
         if lag_balls(shot) is not None:
             return self._lag(state, shot)
         why, structural = self._structural(state, shot, prev, respot, nxt)
+        if self.rough:  # every position within a cushion's width: the referee confirms
+            why = [*why, ROUGH_WHY]
         known = _known(state, prev)
         numbered, elim = number_readings(shot, known) if self.numbered else ([], None)
         if elim is not None:  # the one number left: the ball is judged as that number
@@ -201,6 +208,8 @@ class Asker:
         )
         frames = tuple(sorted({f for r in doubts for f in r.frames})) or (shot.start.frame,)
         about = "unseen" if shot.unseen is not None else "verdict"
+        if why == [ROUGH_WHY] and len(options) == 1:
+            about = "calibration"
         if numbered and not why and all(r.key.startswith("number:") for r in doubts):
             about, text = (
                 "number",

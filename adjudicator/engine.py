@@ -74,6 +74,14 @@ def ends_assumed(match: Match) -> bool:
     return extra.get("ends") == "assumed"
 
 
+def rough_calibration(match: Match) -> bool:
+    """Whether the video's table was found by its cloth's outline alone
+    (``video.calibration == "rough"``, written by ``tablemon replay``): every verdict is
+    then asked."""
+    extra = (match.video.model_extra or {}) if match.video is not None else {}
+    return extra.get("calibration") == "rough"
+
+
 def judge_all(
     match: Match, settings: MatchSettings | None = None
 ) -> tuple[tuple[Shot, ...], tuple[MatchState, ...], tuple[Question, ...]]:
@@ -91,6 +99,7 @@ def judge_all(
         infer=_infer_take_ball,
         numbered=s.game == "pyramid-classic",
         ends_assumed=ends_assumed(match),
+        rough=rough_calibration(match),
     )
     return asker.run(start_state(match, s), match.shots)
 

@@ -46,7 +46,10 @@ def _pinhole(
     """(H, f px, misfit) of outline corners ``c4`` (px) taken as FL, FR, BR, BL: the focal
     length under which the homography is most like a rigid pinhole camera's (its two
     in-plane axes of one length and square), and how far from it it still is."""
-    H, _ = cv2.findHomography(c4, _table_corners(table))
+    c = table.cushion_mm  # the cloth covers the cushions: the outline is their outer edge
+    H, _ = cv2.findHomography(
+        c4, _table_corners(table) + np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
+    )
     best = (float("inf"), 0.0)
     for a in HFOV_DEG:
         f = size[0] / 2 / np.tan(np.radians(a) / 2)
@@ -78,6 +81,7 @@ def rough_fit(img: np.ndarray, table: TableSpec) -> FitResult:
         None,
         rms_mm=None,
         front="assumed",
+        frame="rough",
         uncertainty={
             "rms_mm": round(err, 3),
             "max_mm": round(3 * err, 3),

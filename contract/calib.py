@@ -44,7 +44,8 @@ class Uncertainty(BaseModel):
 class CalibrationFile(BaseModel):
     """The JSON form of a calibration. Extensions: ``camera_position_mm``, ``front``;
     ``uncertainty`` and ``camera`` (contract §6, optional; ``camera`` is free-form beyond
-    ``height_mm`` and ``pose``)."""
+    ``height_mm`` and ``pose``); ``frame``: ``"rough"`` for a table found by its cloth's
+    outline alone (:func:`rough_frame`)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     format: Literal["tablemon-calibration/1"] = CALIB_FORMAT
@@ -143,6 +144,14 @@ def front_assumed(calib: Calibration | CalibrationFile) -> bool:
     return data.uncertainty is not None and data.uncertainty.orientation == "ambiguous"
 
 
+def rough_frame(calib: Calibration | CalibrationFile) -> bool:
+    """Whether ``calib`` is a rough frame: the table found by its cloth's outline alone
+    (extension key ``"frame": "rough"``, written by ``calibration.rough``), good for
+    finding balls in px, its table mm within a cushion's width."""
+    data = calib.data if isinstance(calib, Calibration) else calib
+    return (data.model_extra or {}).get("frame") == "rough"
+
+
 def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
     """One line saying why ``calib`` must not be trusted as it is (its front end not read
     from the table, or its expected error above :func:`uncertainty_bounds`), or None when
@@ -152,6 +161,8 @@ def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
     unc = data.uncertainty
     if unc is None:
         return None
+    if rough_frame(data):
+        return "calibration uncertain: a rough frame from the cloth's outline only"
     if front_assumed(data):
         return "calibration uncertain: the front end could not be told from the back"
     b_rms, b_max = uncertainty_bounds(tuple(data.image_size))

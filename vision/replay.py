@@ -19,7 +19,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from contract.calib import Calibration, calibration_uncertain, front_assumed, read_calibration
+from contract.calib import (
+    Calibration,
+    calibration_uncertain,
+    front_assumed,
+    read_calibration,
+    rough_frame,
+)
 from contract.errors import ContractError
 from contract.match import Match, VideoInfo, write_match
 from contract.tables import DEFAULT_TABLE, TableSpec, load_table
@@ -361,6 +367,7 @@ def _calibration(
         return read_calibration(args.calibration), None
     try:
         from calibration.cli import calibrate, require_sure_front
+        from calibration.detect import NoTableError
     except ImportError:
         raise ContractError(
             args.video,
@@ -370,7 +377,10 @@ def _calibration(
     if not Path(args.video).is_file():
         raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
-    fit, plate = calibrate(args.video, table, front_side=getattr(args, "front", None))
+    try:
+        fit, plate = calibrate(args.video, table, front_side=getattr(args, "front", None))
+    except NoTableError as e:
+        return _rough(args.video, table, e)
     require_sure_front(fit, table)  # a guessed front end would turn every position
     rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
     print(f"tablemon: {args.video}: calibrated automatically (rms {rms})", file=sys.stderr)
@@ -380,10 +390,36 @@ def _calibration(
     return Calibration(fit.calib), plate
 
 
+def _rough(video: str, table: TableSpec, refused: Exception) -> tuple[Calibration, np.ndarray]:
+    """Where the table fit refuses the video: the rough frame of its cloth outline
+    (:mod:`calibration.rough`), so the balls are still found and tracked in px; table mm
+    are then within a cushion's width, and every verdict is asked (``video.calibration``
+    ``"rough"``, :mod:`adjudicator.asking`). Not on a table whose ends decide verdicts
+    (pyramid): there the fit's refusal stands."""
+    from calibration.ends import ends_matter
+    from calibration.plate import load_source
+    from calibration.rough import rough_fit
+
+    if ends_matter(table):
+        raise refused
+    plate, _ = load_source(video)
+    try:
+        fit = rough_fit(plate, table)
+    except type(refused):
+        raise refused from None
+    print(
+        f"tablemon: warning: {video}: {refused}; rough frame from the cloth's outline "
+        "(positions in px measured, table mm rough): every verdict asked",
+        file=sys.stderr,
+    )
+    return Calibration(fit.calib), plate
+
+
 def _ends(calib: Calibration) -> dict[str, str]:
     """``{"ends": "assumed"}`` for MATCH.json's ``video`` when the calibration's front end
     was not read from the table (contract §11: the adjudicator asks where it decides)."""
-    return {"ends": "assumed"} if front_assumed(calib) else {}
+    out = {"ends": "assumed"} if front_assumed(calib) else {}
+    return out | ({"calibration": "rough"} if rough_frame(calib) else {})
 
 
 def _judged(match: Match) -> Match:
