@@ -86,17 +86,25 @@ def mouth_lines(table: TableSpec) -> np.ndarray:
 def ball_radius_px(calib: Calibration, table: TableSpec, xy_mm: np.ndarray) -> np.ndarray:
     """Expected image radius (video px) of a ball whose centre projects to ``xy_mm`` (N,2).
 
-    A sphere's outline is not foreshortened: its radius is the image of a ball radius
-    across the line of sight, the larger principal scale of the table plane at the ball's
-    centre height (the same in every direction for a camera looking straight down; a
-    camera looking at an angle shortens the table along its view, never the ball)."""
+    A sphere's outline is not foreshortened by the view: through the pinhole its radius is
+    the image of a ball radius across the line of sight, the larger principal scale of the
+    table plane at the ball's centre height (the same in every direction for a camera
+    looking straight down; a camera looking at an angle shortens the table along its view,
+    never the ball). The lens's distortion then squeezes the outline as it squeezes the
+    cloth around it: by its mean local scale (the square root of its Jacobian's
+    determinant)."""
     xy = np.asarray(xy_mm, float).reshape(-1, 2)
     R = table.ball_radius
-    c = calib.table_to_pixel(xy, height=R)
-    ex = calib.table_to_pixel(xy + [R, 0.0], height=R)
-    ey = calib.table_to_pixel(xy + [0.0, R], height=R)
-    jac = np.stack([ex - c, ey - c], axis=2)  # (N, 2, 2): px per ball radius along x, y
-    return np.linalg.svd(jac, compute_uv=False)[:, 0]
+    pts = [calib.table_to_pixel(xy + d, height=R) for d in ((0.0, 0.0), (R, 0.0), (0.0, R))]
+    lens = _jacobian(*pts)  # (N, 2, 2): recorded px per ball radius along x, y
+    pin = _jacobian(*(calib.undistort(p) for p in pts))  # the same through the pinhole
+    squeeze = np.sqrt(np.abs(np.linalg.det(lens)) / np.maximum(np.abs(np.linalg.det(pin)), 1e-12))
+    return np.linalg.svd(pin, compute_uv=False)[:, 0] * squeeze
+
+
+def _jacobian(c: np.ndarray, ex: np.ndarray, ey: np.ndarray) -> np.ndarray:
+    """(N, 2, 2) columns ``ex - c`` and ``ey - c``: the image of two table steps."""
+    return np.stack([ex - c, ey - c], axis=2)
 
 
 @dataclass(frozen=True)
