@@ -75,6 +75,20 @@ def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
     return fit
 
 
+def _rough_instead(plate: np.ndarray, table: TableSpec, refused: NoTableError) -> FitResult | None:
+    """``--rough``: the rough frame of the cloth's outline (:mod:`calibration.rough`) where
+    the fit refused, on a table whose ends decide no verdict; None where even that fails
+    or the table is a pyramid (its ends decide every verdict: the refusal stands)."""
+    from calibration.rough import rough_fit
+
+    if ends_matter(table) or isinstance(refused, AmbiguousFront):
+        return None
+    try:
+        return rough_fit(plate, table)
+    except NoTableError:
+        return None
+
+
 def run_cli(args: argparse.Namespace) -> int:
     table = load_table(args.table or DEFAULT_TABLE)
     sources = [Path(s) for s in (args.source if isinstance(args.source, list) else [args.source])]
@@ -90,8 +104,11 @@ def run_cli(args: argparse.Namespace) -> int:
         fit = fit_plate(plate, table, corners, first=first, front_side=getattr(args, "front", None))
         require_sure_front(fit, table)
     except NoTableError as e:
-        print(f"tablemon: error: {src}: {e}", file=sys.stderr)
-        return 2
+        fit = _rough_instead(plate, table, e) if getattr(args, "rough", False) else None
+        if fit is None:
+            print(f"tablemon: error: {src}: {e}", file=sys.stderr)
+            return 2
+        print(f"tablemon: warning: {src}: {e}; wrote a rough frame instead", file=sys.stderr)
     write_calibration(args.out, fit.calib)
     if args.preview:
         img = draw_model(plate, Calibration(fit.calib), table, fit.edges)

@@ -59,6 +59,7 @@ class Calibrator:
             if source.isdigit() or "://" in source:
                 source = str(grab_frame(source, folder / "frame.png"))
             cmd = [sys.executable, "-m", "service.cli", "calibrate", source, "--table", table.spec]
+            cmd.append("--rough")  # not fitted: a rough frame (pool, carom), every verdict asked
             p = subprocess.run(
                 [*cmd, "--out", str(out)], capture_output=True, text=True, timeout=TIMEOUT_S
             )

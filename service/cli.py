@@ -81,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the picture side the table's front cushion is on (where the markings cannot "
         "tell the front end from the back)",
     )
+    c.add_argument(
+        "--rough",
+        action="store_true",
+        help="where the table cannot be fitted, write a rough frame from the cloth's outline "
+        "(flagged uncertain: balls found in px, every verdict asked; not on pyramid tables)",
+    )
 
     a = sub.add_parser("adjudicate", help="judge every shot of a MATCH.json")
     a.add_argument("shots", metavar="SHOTS.json")

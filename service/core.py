@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from contract.calib import calibration_from_json, front_assumed
+from contract.calib import calibration_from_json, front_assumed, rough_frame
 from contract.match import RefereeInput, Shot
 from contract.tables import load_table
 from service.broker import Broker
@@ -199,8 +199,11 @@ class MatchService:
                 raise NotFound(f"table {data['table_id']} not found")
             data.setdefault("table", None)
             data["table"] = data["table"] or t.spec
-            if t.calibration is not None and front_assumed(calibration_from_json(t.calibration)):
+            cal = calibration_from_json(t.calibration) if t.calibration is not None else None
+            if cal is not None and front_assumed(cal):
                 data["ends"] = "assumed"  # the lag and 5-pin's break half are then asked
+            if cal is not None and rough_frame(cal):
+                data["calibration"] = "rough"  # every verdict is then asked
         data["table"] = data.get("table") or (
             "carom-match" if str(data["game"]).startswith("carom") else "pyramid-12ft"
         )

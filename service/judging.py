@@ -90,7 +90,10 @@ def build_match(settings: dict, shots: list[dict]) -> Match:
     )
     # a table whose calibration could not tell its ends apart: the match says so, as a
     # replay's MATCH.json does (``video.ends``), and the adjudicator asks what hangs on it
-    video = VideoInfo(fps=30.0, frames=0, ends="assumed") if settings.get("ends") else None
+    # a table found by its cloth's outline alone (``video.calibration``): every verdict asked
+    doubts = {"ends": "assumed"} if settings.get("ends") else {}
+    doubts |= {"calibration": "rough"} if settings.get("calibration") == "rough" else {}
+    video = VideoInfo(fps=30.0, frames=0, **doubts) if doubts else None
     return Match(
         game=settings["game"],
         table=settings.get("table") or "pyramid-12ft",

@@ -93,3 +93,33 @@ def test_a_fitted_surface_off_the_cloth_is_refused(surface, ok):
     else:
         with pytest.raises(NoTableError, match="off the cloth"):
             check_on_cloth(np.array(surface, float), np.array(SQUARE, float))
+
+
+@pytest.mark.parametrize(("table", "written"), [("pool-9ft", True), ("pyramid-12ft", False)])
+def test_calibrate_rough_writes_the_outline_where_the_fit_refuses(
+    tmp_path, monkeypatch, capsys, table, written
+):
+    """``tablemon calibrate --rough``: the fit refuses (here by hand), the rough frame is
+    written and said to be one; on a pyramid table (its ends decide verdicts) not."""
+    import cv2
+
+    from calibration import cli as calibration_cli
+    from contract.calib import read_calibration, rough_frame
+    from service.cli import main
+
+    def refuse(*_a, **_k):
+        raise NoTableError("no table found: the cushion lines do not fit (test)")
+
+    monkeypatch.setattr(calibration_cli, "fit_plate", refuse)
+    t = load_table(table)
+    still = tmp_path / "still.png"
+    cv2.imwrite(str(still), render_table(t, _oblique(t, True, 40.0), nose_height_mm=nose_height(t)))
+    out = tmp_path / "calib.json"
+    rc = main(["calibrate", str(still), "--table", table, "--out", str(out), "--rough"])
+    cap = capsys.readouterr()
+    assert (rc == 0) is written and out.exists() is written
+    if written:
+        assert rough_frame(read_calibration(out)) and "rough frame" in cap.err
+        assert "calibration uncertain" in cap.out
+    else:
+        assert "(test)" in cap.err and len(cap.err.strip().splitlines()) == 1
