@@ -258,8 +258,41 @@ def fit_plate(
 
     ``corners``: optional manual FL, FR, BR, BL playing-surface corners (recorded px);
     they seed the search for the cushion noses and are used as they are where the noses
-    cannot be measured. Raises NoTableError (one line) when no table is found or the fit
-    fails its checks."""
+    cannot be measured. Without them, where the cloth outline's own corners do not lead
+    to the noses (a view at an angle, where the outline is the cushions' top edge), the
+    search starts again from the rough frame's surface (:mod:`calibration.rough`), and
+    its fit must pass every check of the first. Raises NoTableError (one line, the first
+    search's) when no table is found or the fit fails its checks."""
+    if corners is not None:
+        return _fit(img, table, corners, first, front_side)
+    try:
+        return _fit(img, table, None, first, front_side)
+    except NoTableError as e:
+        from calibration.rough import rough_fit
+
+        try:
+            rough = Calibration(rough_fit(img, table).calib)
+            seed = rough.table_to_pixel(_table_corners(table))
+            c = table.cushion_mm  # the outline: the cushions' outer edge (calibration.rough)
+            grow = np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
+            outline = rough.table_to_pixel(_table_corners(table) + grow)
+            return _fit(img, table, seed, first, front_side, outline=outline)
+        except NoTableError:
+            raise e from None
+
+
+def _fit(
+    img: np.ndarray,
+    table: TableSpec,
+    corners: np.ndarray | None,
+    first: np.ndarray | None,
+    front_side: str | None,
+    outline: np.ndarray | None = None,
+) -> FitResult:
+    """:func:`fit_plate` from the cloth's outline (``corners`` None), from the user's
+    corners, or from the rough frame's surface corners (``outline``: the cloth's outline
+    they came from, px), which name no end and are never used as they are."""
+    seeded = outline is not None
     h, w = img.shape[:2]
     size = (w, h)
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
@@ -273,6 +306,8 @@ def fit_plate(
         cloth = cloth_stats(lab[::2, ::2])
     edges = _clean(_edges_for_quad(lab, table, cloth, c4), 4.0)
     manual_only = corners is not None and any(len(p) < 8 for p in edges.values())
+    if seeded and manual_only:
+        raise NoTableError("no table found: no cushion edge near the cloth's outline")
     if not manual_only:
         short = [s for s, p in edges.items() if len(p) < 8]
         if short:
@@ -317,7 +352,7 @@ def fit_plate(
     H, edges, front, ev = resolve_front(light, to_px, table, H, edges, notes, first)
     if front_side is not None:
         H, edges, front = given_front(H, edges, to_px, table, front_side)
-    elif corners is not None and front == "assumed":
+    elif corners is not None and not seeded and front == "assumed":
         front = "corners"  # the user's corners name the ends
     found: dict[str, tuple[float, float]] = {}
     named = _spots(light, to_px(H), table)
@@ -373,8 +408,10 @@ def fit_plate(
     rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
     check_fit(pose, coverage, rms, manual_only, table)
     check_in_view(tp(_table_corners(table)), size)
-    if corners is None:
-        check_on_cloth(tp(_table_corners(table)), quad.corners)
+    if corners is None or outline is not None:  # the noses, where the cloth is seen to end
+        at_nose = Calibration(_calib_file(table, size, H, K, k, tuple(float(v) for v in cam)))
+        noses = at_nose.table_to_pixel(_table_corners(table), height=hn)
+        check_on_cloth(noses, quad.corners if corners is None else outline)
     orientation = "ambiguous" if front == "assumed" else "sure"
     unc = estimate_uncertainty(cfit, f_prior, table, rms, orientation, size)
     camera = _camera_block(pose, cam, cfit)
@@ -391,6 +428,8 @@ def fit_plate(
         uncertainty=unc,
         camera=camera,
     )
+    if seeded:
+        notes.append("cushions searched from the rough frame of the cloth's outline")
     return FitResult(calib, edges, res, coverage, ev, notes)
 
 

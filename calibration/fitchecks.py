@@ -46,10 +46,12 @@ ON_CLOTH = 0.97  # least share of the fitted surface's area inside the cloth's o
 
 
 def check_on_cloth(surface_px: np.ndarray, outline_px: np.ndarray) -> None:
-    """Refuse a fit whose playing surface (its corners, video px) is not inside the cloth
-    region's outline it was searched from: the surface is cloth, so a fit that puts part
-    of it over the rails, the floor or a player fits the cushion lines by accident. The
-    3 % allowed is the outline's own slack (pocket cut-outs, px rounding)."""
+    """Refuse a fit whose playing surface (its corners at the cushion noses' height, video
+    px: where the cloth is seen to end, a view at an angle hiding the cloth under the near
+    noses) is not inside the cloth region's outline it was searched from: the surface is
+    cloth, so a fit that puts part of it over the rails, the floor or a player fits the
+    cushion lines by accident. The 3 % allowed is the outline's own slack (pocket
+    cut-outs, px rounding)."""
     a = np.asarray(surface_px, np.float32).reshape(-1, 1, 2)
     b = np.asarray(outline_px, np.float32).reshape(-1, 1, 2)
     area = abs(cv2.contourArea(a))

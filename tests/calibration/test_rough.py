@@ -123,3 +123,35 @@ def test_calibrate_rough_writes_the_outline_where_the_fit_refuses(
         assert "calibration uncertain" in cap.out
     else:
         assert "(test)" in cap.err and len(cap.err.strip().splitlines()) == 1
+
+
+def test_a_refused_search_starts_again_from_the_rough_frame(monkeypatch):
+    """Where the search from the cloth outline's own corners refuses (here by hand), the
+    cushions are searched again from the rough frame's surface: the fit is as good as a
+    fit, names no end it did not read, and says how it was found."""
+    import calibration.fit as fit_mod
+
+    first = fit_mod._fit
+
+    def outline_refused(img, table, corners, *a, **k):
+        if corners is None:
+            raise NoTableError("no table found: the cushion lines do not fit (test)")
+        return first(img, table, corners, *a, **k)
+
+    monkeypatch.setattr(fit_mod, "_fit", outline_refused)
+    t = load_table("pool-9ft")
+    cam = _oblique(t, True, 35.0)
+    img = render_table(t, cam, np.random.default_rng(1), balls=4, nose_height_mm=nose_height(t))
+    fit = fit_mod.fit_plate(img, t)
+    assert any("rough frame" in n for n in fit.notes)
+    assert fit.calib.front == "assumed" and fit.calib.rms_mm is not None
+    truth = Calibration(cam.to_calibration(t))
+    gx, gy = np.meshgrid(np.linspace(0, t.L, 9), np.linspace(0, t.W, 5))
+    g = np.c_[gx.ravel(), gy.ravel()]
+    got = Calibration(fit.calib).pixel_to_table(truth.table_to_pixel(g))
+    err = np.minimum(
+        np.linalg.norm(got - g, axis=1), np.linalg.norm(got - (np.array([t.L, t.W]) - g), axis=1)
+    )
+    assert err.max() < 8.0, err.max()
+    with pytest.raises(NoTableError, match=r"\(test\)"):  # nothing to start again from
+        fit_mod.fit_plate(np.full_like(img, 90), t)
