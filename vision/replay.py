@@ -39,6 +39,7 @@ from vision.stream import (
     RowSpill,
     SegmentShots,
     concat,
+    join_names,
     renamed_events,
     renamed_shots,
     unsure_rows,
@@ -340,19 +341,27 @@ def stream_video(
             if ann is not None:
                 ann.close()
         names = rep.tracker.renames() if read_numbers else {}
+        try:
+            seg = cutter.finish(rep.unsure, rep.moved)
+        except BaseException:  # the cutting failed: the rows are written still
+            if writer is not None:
+                write_rows(writer, spill, names, rep.unsure)
+                writer.commit()
+            raise
         n = 0
-        if writer is not None:
-            n = write_rows(writer, spill, names, rep.unsure)
+        if writer is not None:  # tracks the cutting joined again are one ball there too
+            n = write_rows(writer, spill, names, rep.unsure, seg.joined)
             writer.commit()
-        seg = cutter.finish(rep.unsure, rep.moved)  # after the rows are safe on disk
+        every = join_names(seg.joined)  # a later segment's shots name the younger id
+        every = {k: names.get(v, v) for k, v in every.items()} | names
         return StreamResult(
             src.fps,
             rep.frames,
             src.size,
             src.truncated,
             rep.events,
-            renamed_shots(seg.shots, names),
-            renamed_events(seg.loose, names),
+            renamed_shots(seg.shots, every),
+            renamed_events(seg.loose, every),
             n,
             seg.cuts,
         )

@@ -136,6 +136,7 @@ class Segmented:
     shots: tuple[Shot, ...]
     loose: tuple[Event, ...]
     cuts: tuple[int, ...]  # the frames the video was cut at
+    joined: tuple[tuple[str, str, int, int], ...] = ()  # tracks joined again (relink)
 
 
 class SegmentShots:
@@ -166,6 +167,7 @@ class SegmentShots:
         self._shots: list[Shot] = []
         self._loose: list[Event] = []
         self._cuts: list[int] = []
+        self._joined: dict[str, tuple[str, str, int, int]] = {}  # younger id -> its join
         self._seen = 0
         self._scan = 0  # the first frame not yet searched for a cut
 
@@ -209,6 +211,8 @@ class SegmentShots:
         top = 10**12 if c is None else c
         self._shots += [s for s in cut.shots if self._lo <= s.start.frame < top]
         self._loose += [e for e in cut.loose_events if self._lo <= e.frame < top]
+        for j in cut.joined:  # a join seen again in the next segment's overlap: once
+            self._joined.setdefault(j[0], j)
         if c is not None:
             self._cuts.append(c)
             self._lo = c
@@ -220,7 +224,7 @@ class SegmentShots:
         self._segment(concat(self._parts), None, unsure, moved)
         self._parts = []
         shots = tuple(s.model_copy(update={"index": i + 1}) for i, s in enumerate(self._shots))
-        return Segmented(shots, tuple(self._loose), tuple(self._cuts))
+        return Segmented(shots, tuple(self._loose), tuple(self._cuts), tuple(self._joined.values()))
 
 
 def find_cut(
@@ -256,15 +260,52 @@ def _still(xy: np.ndarray, present: np.ndarray, visible: np.ndarray) -> bool:
     return bool((np.linalg.norm(p - med, axis=2) < STILL_MM).all())
 
 
-def write_rows(writer: TracksWriter, spill: RowSpill, names: dict[str, str], unsure) -> int:
-    """The spilled rows into ``writer`` (TRACKS.csv), read balls renamed and camera-move
-    spans marked (the same rows as an in-memory replay writes); the count written."""
+def write_rows(
+    writer: TracksWriter, spill: RowSpill, names: dict[str, str], unsure, joined=()
+) -> int:
+    """The spilled rows into ``writer`` (TRACKS.csv), tracks joined again by the shots'
+    cutting as one ball (:func:`joined_rows`), read balls renamed and camera-move spans
+    marked (the same rows as an in-memory replay writes); the count written."""
     n = 0
     for chunk in spill.chunks():
-        rows = unsure_rows(renamed_rows(chunk, names), unsure)
+        rows = unsure_rows(renamed_rows(joined_rows(chunk, joined), names), unsure)
         writer.write(rows)
         n += len(rows)
     return n
+
+
+def join_names(joined) -> dict[str, str]:
+    """Younger id -> the id it was joined to (followed to the oldest, a chain of joins)."""
+    out = {young: old for young, old, *_ in joined}
+    for young in out:
+        seen = {young}
+        while out[young] in out and out[young] not in seen:
+            seen.add(out[young])
+            out[young] = out[out[young]]
+    return out
+
+
+def joined_rows(rows: Tracks, joined) -> Tracks:
+    """``rows`` with each join (``(younger, older, first bridged, first seen)`` video
+    frames, :func:`vision.events.series.relink`) applied as the shots were cut: the younger
+    track's rows take the older id; the older track's own rows from the younger's first
+    frame on (the tracker still predicting a ball it lost) go, and those bridged before it
+    (a ghost, a prediction) are kept as predictions (``visible`` 0, no pixels)."""
+    if not joined or not len(rows):
+        return rows
+    names = join_names(joined)
+    drop = np.zeros(len(rows), bool)
+    guess = np.zeros(len(rows), bool)
+    for young, _, bridged, start in joined:
+        old = names[young]
+        mine = rows.id == old
+        drop |= mine & (rows.frame >= start)
+        guess |= mine & (rows.frame >= bridged) & (rows.frame < start)
+    u = np.where(guess, np.nan, rows.u)
+    v = np.where(guess, np.nan, rows.v)
+    kept = Tracks(rows.frame, rows.t, rows.id, rows.x, rows.y, rows.visible & ~guess, u, v,
+                  rows.state).select(~drop)  # fmt: skip
+    return renamed_rows(kept, names)
 
 
 def _renamer(names: dict[str, str]):

@@ -322,6 +322,7 @@ def relink(
     radius_mm: float,
     pockets: list[tuple[float, float, float]] = (),
     max_gap: int = 20,
+    joined: list[tuple[str, str, int, int]] | None = None,
 ) -> Series:
     """Tracks the tracker lost and started afresh joined again: a track that stops being
     seen mid-table, and a new track that starts within ``max_gap`` frames no farther from
@@ -335,7 +336,9 @@ def relink(
     moving within ``max_gap`` frames, where a struck ball could have rolled meanwhile
     (:func:`_struck_unseen`), are one ball too, joined after every nearer pair: a ball
     struck out of sight. Predicted (not visible) rows count as not seen; tracks of
-    different colours are never joined. Positions mm."""
+    different colours are never joined. Positions mm. ``joined``, where given, gets one
+    ``(younger id, older id, first frame bridged, first frame of the younger)`` (video
+    frames) a join, for the TRACKS.csv rows (:func:`vision.stream.joined_rows`)."""
     xy = series.xy.copy()
     vis = series.visible.copy()
     seen = vis & ~np.isnan(xy[..., 0])
@@ -385,4 +388,6 @@ def relink(
         xy[b, e + 1 : s] = xy[b, e] + np.outer(w, xy[c, s] - xy[b, e])
         vis[b, e + 1 : s] = False
         xy[c], vis[c] = np.nan, False
+        if joined is not None:
+            joined.append((series.ids[c], series.ids[b], series.first + e + 1, series.first + s))
     return Series(series.ids, series.first, series.t, xy, vis, series.fps, series.fallen)

@@ -56,6 +56,8 @@ class CutResult:
 
     shots: tuple[Shot, ...]
     loose_events: tuple[Event, ...]
+    # tracks joined again (series.relink): (younger id, older id, first bridged, first seen)
+    joined: tuple[tuple[str, str, int, int], ...] = ()
 
 
 def _ev(series: Series, f: float, type_: EventType, **kw) -> Event:
@@ -360,7 +362,8 @@ def cut_series(
     moved = [(a - series.first, b - series.first) for a, b in moved]
     R = table.ball_radius
     pockets = [(p.x, p.y, p.mouth_mm + 2 * R) for p in table.pockets]
-    series = relink(_drop_spares(series, table), R, pockets)
+    joined: list[tuple[str, str, int, int]] = []
+    series = relink(_drop_spares(series, table), R, pockets, joined=joined)
     pins = frozenset(table.skittle_spots) if table.kind == "carom" else frozenset()
     series = drop_reseen_jumps(series, R, pins)  # a hidden ball seen again where it was
     series = unswap(fill_gaps(series, radius_mm=R, short=pins, pockets=pockets), R)
@@ -406,7 +409,7 @@ def cut_series(
         shots.append(
             _make_shot(series, table, len(shots) + 1, start_f, end_f, cue, events, settle, skittles)
         )
-    return CutResult(tuple(shots), tuple(loose))
+    return CutResult(tuple(shots), tuple(loose), tuple(joined))
 
 
 def _make_shot(
