@@ -163,10 +163,8 @@ def calibration_uncertain(calib: Calibration | CalibrationFile) -> str | None:
         return None
     if rough_frame(data):
         return "calibration uncertain: a rough frame from the cloth's outline only"
-    if front_assumed(data):
-        return "calibration uncertain: the front end could not be told from the back"
     b_rms, b_max = uncertainty_bounds(tuple(data.image_size))
-    over = []
+    over = ["the front end could not be told from the back"] if front_assumed(data) else []
     if unc.rms_mm > b_rms:
         over.append(f"expected error {unc.rms_mm:.1f} mm rms (bound {b_rms:g})")
     if unc.max_mm > b_max:

@@ -39,6 +39,7 @@ def _file(size, unc: Uncertainty | None) -> CalibrationFile:
         ((1280, 720), 1.5, 5.5, "sure", None),
         ((1280, 720), 1.5, 6.5, "sure", "worst"),
         ((1280, 720), 0.1, 0.3, "ambiguous", "front end"),
+        ((1920, 1080), 3.8, 20.9, "ambiguous", "from the back, expected error 3.8 mm rms"),  # both
     ],
 )
 def test_calibration_uncertain_against_the_bounds(size, rms, worst, orientation, says):
