@@ -1,6 +1,6 @@
 """Which short cushion is the front (contract §1): read from the table's markings, given
 by the user, or, where neither says, the picture convention of
-``calibration.fit._corner_order`` marked ``assumed`` (the calibration's orientation is
+``calibration.fitbase.corner_order`` marked ``assumed`` (the calibration's orientation is
 then ambiguous and the replay refuses it: ``calibration.cli.require_sure_front``).
 """
 
@@ -41,7 +41,7 @@ def resolve_front(
     away from the spotting line (``house-line``); carom: the end whose red and top spots
     carry balls in ``first`` (the video's first frame, BGR: a 5-pin break's set-up,
     ``break-spots``). The model is turned 180° when the evidence says so. Where it is
-    weak the convention of ``_corner_order`` stands, ``assumed`` (the calibration's
+    weak the convention of ``corner_order`` stands, ``assumed`` (the calibration's
     orientation is then ambiguous). Returns (H, edges renamed to match, front's reason,
     evidence here/there)."""
     tp = to_px(H)

@@ -5,8 +5,6 @@ for parallax, markings as extra correspondences, the front end, and the fit's ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import cv2
 import numpy as np
 
@@ -14,6 +12,7 @@ from calibration import markings as mk
 from calibration.camera import LineMarks, refine_camera
 from calibration.detect import Cloth, NoTableError, cloth_stats, find_quad, intersect, side_edges
 from calibration.ends import given_front, resolve_front
+from calibration.fitbase import FitResult, calib_file, corner_order, table_corners
 from calibration.fitchecks import check_fit, check_in_view, check_on_cloth
 from calibration.geometry import (
     DEFAULT_HFOV_DEG,
@@ -23,28 +22,12 @@ from calibration.geometry import (
     undistort_px,
 )
 from calibration.uncertainty import estimate_uncertainty
-from contract.calib import Calibration, CalibrationFile, Distortion
+from contract.calib import Calibration
 from contract.tables import TableSpec
 
 SIDES = ("front", "right", "back", "left")
 LINED_KINDS = ("pyramid", "carom")  # tables whose spec lines are drawn on the cloth
 SPOTTED_KINDS = ("pyramid", "carom", "pool")  # ... and whose spec spots are (head, centre, foot)
-
-
-@dataclass
-class FitResult:
-    """A fitted calibration and what was measured on the way.
-
-    ``edges``: cushion name -> recorded px of the nose edge points used; ``residuals_mm``:
-    per-correspondence errors in table mm; ``coverage``: share of nose points within
-    10 mm of the model; ``notes``: human-readable remarks (assumptions made)."""
-
-    calib: CalibrationFile
-    edges: dict[str, np.ndarray]
-    residuals_mm: np.ndarray
-    coverage: float
-    front_evidence: tuple[float, float]
-    notes: list[str] = field(default_factory=list)
 
 
 def nose_height(table: TableSpec) -> float:
@@ -53,37 +36,11 @@ def nose_height(table: TableSpec) -> float:
     return float(table.extra.get("nose_height_mm", 0.63 * table.ball_mm))
 
 
-def _corner_order(quad: np.ndarray) -> np.ndarray:
-    """Screen-clockwise quad -> FL, FR, BR, BL under the default convention: the front is
-    the short side nearest the picture's left edge when the table runs across the
-    picture, else nearest its bottom edge.
-
-    Seen from above (image y down) FL->FR->BR->BL runs counter-clockwise on screen, so the
-    clockwise list is reversed first; that keeps the frame unmirrored (contract §1)."""
-    q = np.asarray(quad, float)[::-1]
-    lens = [np.linalg.norm(q[(i + 1) % 4] - q[i]) for i in range(4)]
-    short0 = lens[0] + lens[2] < lens[1] + lens[3]  # side q0->q1 is a short side
-    cands = []
-    for r in range(4):
-        if (r % 2 == 0) != short0:
-            continue
-        c = np.roll(q, -r, axis=0)
-        mid_front = (c[0] + c[1]) / 2
-        axis = (c[2] + c[3]) / 2 - mid_front
-        key = mid_front[0] if abs(axis[0]) >= abs(axis[1]) else -mid_front[1]
-        cands.append((key, c))
-    return min(cands, key=lambda kc: kc[0])[1]
-
-
-def _table_corners(table: TableSpec) -> np.ndarray:
-    return np.array([(0, 0), (0, table.W), (table.L, table.W), (table.L, 0)], float)
-
-
 def _lines_h(lines: list[tuple[np.ndarray, np.ndarray]], table: TableSpec) -> np.ndarray:
     """Homography (px -> mm) from four lines in SIDES order (front, right, back, left)."""
     # corner FL = left ∩ front, FR = front ∩ right, BR = right ∩ back, BL = back ∩ left
     c = np.array([intersect(*lines[i - 1], *lines[i]) for i in range(4)])
-    h, _ = cv2.findHomography(c, _table_corners(table))
+    h, _ = cv2.findHomography(c, table_corners(table))
     return h / h[2, 2]
 
 
@@ -222,28 +179,6 @@ def _rescan_weak(
     return out
 
 
-def _calib_file(
-    table: TableSpec,
-    size: tuple[int, int],
-    H: np.ndarray,
-    K: np.ndarray,
-    k: np.ndarray,
-    cam: tuple[float, float, float] | None,
-    **kw,
-) -> CalibrationFile:
-    return CalibrationFile(
-        table=table.name,
-        image_size=size,
-        image_to_table=tuple(tuple(float(v) for v in r) for r in H / H[2, 2]),
-        distortion=Distortion(
-            camera_matrix=tuple(tuple(float(v) for v in r) for r in K),
-            coeffs=tuple(float(c) for c in k),
-        ),
-        camera_position_mm=cam,
-        **kw,
-    )
-
-
 def fit_plate(
     img: np.ndarray,
     table: TableSpec,
@@ -272,10 +207,10 @@ def fit_plate(
 
         try:
             rough = Calibration(rough_fit(img, table).calib)
-            seed = rough.table_to_pixel(_table_corners(table))
+            seed = rough.table_to_pixel(table_corners(table))
             c = table.cushion_mm  # the outline: the cushions' outer edge (calibration.rough)
             grow = np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
-            outline = rough.table_to_pixel(_table_corners(table) + grow)
+            outline = rough.table_to_pixel(table_corners(table) + grow)
             return _fit(img, table, seed, first, front_side, outline=outline)
         except NoTableError:
             raise e from None
@@ -300,7 +235,7 @@ def _fit(
     if corners is None:
         r0, r1 = table.L / table.W, (table.L + 2 * table.rail_mm) / (table.W + 2 * table.rail_mm)
         quad = find_quad(img, (0.75 * min(r0, r1), 1.3 * max(r0, r1)))
-        cloth, c4 = quad.cloth, _corner_order(quad.corners)
+        cloth, c4 = quad.cloth, corner_order(quad.corners)
     else:
         c4 = np.asarray(corners, float).reshape(4, 2)
         cloth = cloth_stats(lab[::2, ::2])
@@ -318,7 +253,7 @@ def _fit(
     k = np.array([k1, 0.0, 0.0, 0.0, 0.0])
     if manual_only:
         notes.append("corners used as given (cushion noses not measurable)")
-        H, _ = cv2.findHomography(c4, _table_corners(table))
+        H, _ = cv2.findHomography(c4, table_corners(table))
         H = H / H[2, 2]
     else:
         und = {s: undistort_px(p, K, np.array([k1, 0, 0, 0, 0])) for s, p in edges.items()}
@@ -332,7 +267,7 @@ def _fit(
         K = camera_matrix(f, size)
 
     def to_px(HH: np.ndarray) -> mk.ToPx:
-        cal = Calibration(_calib_file(table, size, HH, K, k, None))
+        cal = Calibration(calib_file(table, size, HH, K, k, None))
         return lambda xy: cal.table_to_pixel(np.asarray(xy, float))
 
     light = lab[..., 0].astype(np.float32)
@@ -341,7 +276,7 @@ def _fit(
         centre = _line_marks(
             light,
             to_px(H),
-            Calibration(_calib_file(table, size, H, K, k, None)),
+            Calibration(calib_file(table, size, H, K, k, None)),
             table,
             ("centre",),
         )
@@ -358,7 +293,7 @@ def _fit(
     named = _spots(light, to_px(H), table)
     lines: LineMarks = []
     if not manual_only:
-        cal0 = Calibration(_calib_file(table, size, H, K, k, None))
+        cal0 = Calibration(calib_file(table, size, H, K, k, None))
         named = _near_model(named, cal0, notes)
         lines = _line_marks(light, to_px(H), cal0, table)
         for _ in range(3):
@@ -407,15 +342,15 @@ def _fit(
     inl = res[np.abs(res) < 10]
     rms = float(np.sqrt(np.mean(inl**2))) if len(inl) else None
     check_fit(pose, coverage, rms, manual_only, table)
-    check_in_view(tp(_table_corners(table)), size)
+    check_in_view(tp(table_corners(table)), size)
     if corners is None or outline is not None:  # the noses, where the cloth is seen to end
-        at_nose = Calibration(_calib_file(table, size, H, K, k, tuple(float(v) for v in cam)))
-        noses = at_nose.table_to_pixel(_table_corners(table), height=hn)
+        at_nose = Calibration(calib_file(table, size, H, K, k, tuple(float(v) for v in cam)))
+        noses = at_nose.table_to_pixel(table_corners(table), height=hn)
         check_on_cloth(noses, quad.corners if corners is None else outline)
     orientation = "ambiguous" if front == "assumed" else "sure"
     unc = estimate_uncertainty(cfit, f_prior, table, rms, orientation, size)
     camera = _camera_block(pose, cam, cfit)
-    calib = _calib_file(
+    calib = calib_file(
         table,
         size,
         H,

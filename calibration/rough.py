@@ -18,11 +18,11 @@ import cv2
 import numpy as np
 
 from calibration.detect import find_quad
-from calibration.fit import (
+from calibration.fitbase import (
     FitResult,
-    _calib_file,
-    _corner_order,
-    _table_corners,
+    calib_file,
+    corner_order,
+    table_corners,
 )
 from calibration.geometry import camera_matrix, pose_from_homography
 from contract.tables import TableSpec
@@ -48,7 +48,7 @@ def _pinhole(
     in-plane axes of one length and square), and how far from it it still is."""
     c = table.cushion_mm  # the cloth covers the cushions: the outline is their outer edge
     H, _ = cv2.findHomography(
-        c4, _table_corners(table) + np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
+        c4, table_corners(table) + np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
     )
     best = (float("inf"), 0.0)
     for a in HFOV_DEG:
@@ -69,10 +69,10 @@ def rough_fit(img: np.ndarray, table: TableSpec) -> FitResult:
     h, w = img.shape[:2]
     r0, r1 = table.L / table.W, (table.L + 2 * table.rail_mm) / (table.W + 2 * table.rail_mm)
     quad = find_quad(img, (0.75 * min(r0, r1), 1.3 * max(r0, r1)))
-    c4 = _corner_order(quad.corners)
+    c4 = corner_order(quad.corners)
     H, f = min((_pinhole(np.roll(c4, -r, axis=0), table, (w, h)) for r in (0, 1)), key=_misfit)[:2]
     err = rough_error_mm(table)
-    calib = _calib_file(
+    calib = calib_file(
         table,
         (w, h),
         H,
