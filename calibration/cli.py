@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -52,12 +53,20 @@ def calibrate(
     table: TableSpec,
     corners: np.ndarray | None = None,
     front_side: str | None = None,
+    rough: bool = False,
 ) -> tuple[FitResult, np.ndarray]:
     """Clean plate of ``source`` (a video: the median of frames spread over it; an
     image) and the one fit on it. Raises NoTableError / ContractError. The orientation
-    may be ambiguous: :func:`require_sure_front` refuses it."""
+    may be ambiguous: :func:`require_sure_front` refuses it. ``rough``: where the fit
+    refuses, the rough frame instead where there is one (:func:`rough_instead`)."""
     plate, first = load_source(source)
-    return fit_plate(plate, table, corners, first=first, front_side=front_side), plate
+    try:
+        return fit_plate(plate, table, corners, first=first, front_side=front_side), plate
+    except NoTableError as e:
+        fit = rough_instead(plate, table, e) if rough else None
+        if fit is None:
+            raise
+        return fit, plate
 
 
 def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
@@ -75,18 +84,20 @@ def require_sure_front(fit: FitResult, table: TableSpec) -> FitResult:
     return fit
 
 
-def _rough_instead(plate: np.ndarray, table: TableSpec, refused: NoTableError) -> FitResult | None:
-    """``--rough``: the rough frame of the cloth's outline (:mod:`calibration.rough`) where
-    the fit refused, on a table whose ends decide no verdict; None where even that fails
-    or the table is a pyramid (its ends decide every verdict: the refusal stands)."""
+def rough_instead(plate: np.ndarray, table: TableSpec, refused: NoTableError) -> FitResult | None:
+    """The rough frame of the cloth's outline (:mod:`calibration.rough`) where the fit
+    refused, on a table whose ends decide no verdict, the refusal its first note; None where
+    even that fails or the table is a pyramid (its ends decide every verdict: the refusal
+    stands)."""
     from calibration.rough import rough_fit
 
     if ends_matter(table) or isinstance(refused, AmbiguousFront):
         return None
     try:
-        return rough_fit(plate, table)
+        fit = rough_fit(plate, table)
     except NoTableError:
         return None
+    return replace(fit, notes=[str(refused), *fit.notes])
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -104,7 +115,7 @@ def run_cli(args: argparse.Namespace) -> int:
         fit = fit_plate(plate, table, corners, first=first, front_side=getattr(args, "front", None))
         require_sure_front(fit, table)
     except NoTableError as e:
-        fit = _rough_instead(plate, table, e) if getattr(args, "rough", False) else None
+        fit = rough_instead(plate, table, e) if getattr(args, "rough", False) else None
         if fit is None:
             print(f"tablemon: error: {src}: {e}", file=sys.stderr)
             return 2

@@ -203,14 +203,12 @@ def fit_plate(
     try:
         return _fit(img, table, None, first, front_side)
     except NoTableError as e:
-        from calibration.rough import rough_fit
+        from calibration.rough import outline_mm, rough_fit
 
         try:
             rough = Calibration(rough_fit(img, table).calib)
             seed = rough.table_to_pixel(table_corners(table))
-            c = table.cushion_mm  # the outline: the cushions' outer edge (calibration.rough)
-            grow = np.array([[-c, -c], [-c, c], [c, c], [c, -c]])
-            outline = rough.table_to_pixel(table_corners(table) + grow)
+            outline = rough.table_to_pixel(outline_mm(table))
             return _fit(img, table, seed, first, front_side, outline=outline)
         except NoTableError:
             raise e from None

@@ -376,7 +376,6 @@ def _calibration(
         return read_calibration(args.calibration), None
     try:
         from calibration.cli import calibrate, require_sure_front
-        from calibration.detect import NoTableError
     except ImportError:
         raise ContractError(
             args.video,
@@ -386,41 +385,22 @@ def _calibration(
     if not Path(args.video).is_file():
         raise ContractError(args.video, "", "no such video file")
     table = load_table(table_name or DEFAULT_TABLE[args.game])
-    try:
-        fit, plate = calibrate(args.video, table, front_side=getattr(args, "front", None))
-    except NoTableError as e:
-        return _rough(args.video, table, e)
+    # where the fit refuses a table whose ends decide no verdict: the rough frame of its
+    # cloth's outline, the balls still found in px, every verdict asked (video.calibration)
+    fit, plate = calibrate(args.video, table, front_side=getattr(args, "front", None), rough=True)
+    if rough_frame(fit.calib):
+        print(
+            f"tablemon: warning: {args.video}: {fit.notes[0]}; rough frame from the cloth's "
+            "outline (positions in px measured, table mm rough): every verdict asked",
+            file=sys.stderr,
+        )
+        return Calibration(fit.calib), plate
     require_sure_front(fit, table)  # a guessed front end would turn every position
     rms = f"{fit.calib.rms_mm:.2f} mm" if fit.calib.rms_mm is not None else "n/a"
     print(f"tablemon: {args.video}: calibrated automatically (rms {rms})", file=sys.stderr)
     doubt = calibration_uncertain(fit.calib)
     if doubt:
         print(f"tablemon: warning: {args.video}: {doubt}", file=sys.stderr)
-    return Calibration(fit.calib), plate
-
-
-def _rough(video: str, table: TableSpec, refused: Exception) -> tuple[Calibration, np.ndarray]:
-    """Where the table fit refuses the video: the rough frame of its cloth outline
-    (:mod:`calibration.rough`), so the balls are still found and tracked in px; table mm
-    are then within a cushion's width, and every verdict is asked (``video.calibration``
-    ``"rough"``, :mod:`adjudicator.asking`). Not on a table whose ends decide verdicts
-    (pyramid): there the fit's refusal stands."""
-    from calibration.ends import ends_matter
-    from calibration.plate import load_source
-    from calibration.rough import rough_fit
-
-    if ends_matter(table):
-        raise refused
-    plate, _ = load_source(video)
-    try:
-        fit = rough_fit(plate, table)
-    except type(refused):
-        raise refused from None
-    print(
-        f"tablemon: warning: {video}: {refused}; rough frame from the cloth's outline "
-        "(positions in px measured, table mm rough): every verdict asked",
-        file=sys.stderr,
-    )
     return Calibration(fit.calib), plate
 
 

@@ -33,7 +33,7 @@ def _still(tmp_path, spec: str):
 
 
 def test_a_refused_fit_still_finds_the_balls_in_px(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(calibration_cli, "calibrate", _refuse)
+    monkeypatch.setattr(calibration_cli, "fit_plate", _refuse)
     path, calib = _still(tmp_path, "pool-9ft")
     out, tracks = tmp_path / "m.json", tmp_path / "t.csv"
     rc = main(["replay", str(path), "--game", "carom-5pin", "--table", "pool-9ft",
@@ -49,7 +49,7 @@ def test_a_refused_fit_still_finds_the_balls_in_px(tmp_path, monkeypatch, capsys
 
 
 def test_on_a_pyramid_table_the_refusal_stands(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(calibration_cli, "calibrate", _refuse)
+    monkeypatch.setattr(calibration_cli, "fit_plate", _refuse)
     path, _ = _still(tmp_path, "pyramid-12ft")
     rc = main(["replay", str(path), "--game", "pyramid-free", "--out", str(tmp_path / "m.json"),
                "--no-progress"])  # fmt: skip
