@@ -184,11 +184,17 @@ def clip_list(clips_dir: Path | None) -> tuple[list[tuple[Path, str, str, tuple]
 
 
 def run(
-    out_dir: Path, quick: bool = False, clips_dir: Path | None = None, cache: Path | None = None
+    out_dir: Path,
+    quick: bool = False,
+    clips_dir: Path | None = None,
+    cache: Path | None = None,
+    reader_dir: Path | None = None,
 ) -> dict:
-    """Figures for ``tablemon bench numbers``: per clip and pooled by set, part and height."""
+    """Figures for ``tablemon bench numbers``: per clip and pooled by set, part and height.
+    With ``reader_dir`` the recorded patches are read again by that reader
+    (``bench.numbers_record.reread``): readers are compared on the same reads."""
     from bench.bench_ballnet import number_visibility
-    from bench.numbers_record import cached, live_ids, replay_vote
+    from bench.numbers_record import cached, live_ids, replay_vote, reread
 
     cache = cache or out_dir / "numbers-cache"
     have, missing = clip_list(clips_dir if clips_dir is not None else out_dir / "number-clips")
@@ -198,6 +204,8 @@ def run(
     before: list[dict] = []  # the same reads without the ink-size gate (the reader before)
     for base, kind, part, made in have:
         rec = cached(base, cache)
+        if reader_dir is not None and rec.reads:
+            rec = reread(rec, reader_dir)
         vis = number_visibility(*made) if made else None
         for gate, out in ((True, per_clip), (False, before)):
             got = replay_vote(rec, gate=gate)
@@ -297,10 +305,11 @@ def main() -> None:
         "--cache", type=Path, help="folder of recorded reads (default OUT/numbers-cache)"
     )
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--reader", type=Path, help="read the recorded patches again with this reader")
     a = ap.parse_args()
     from bench.cli import plain
 
-    figures = run(a.out, a.quick, a.clips, a.cache)
+    figures = run(a.out, a.quick, a.clips, a.cache, a.reader)
     a.out.mkdir(parents=True, exist_ok=True)
     (a.out / "numbers.json").write_text(json.dumps(plain(figures), indent=2) + "\n")
     print(f"wrote {a.out / 'numbers.json'}")

@@ -40,6 +40,11 @@ class Record:
     seconds: float
     size: tuple[int, int]
     ink: np.ndarray
+    patches: np.ndarray | None = None
+    """(N, P, P, 3) BGR uint8: each read's tight patch, aligned with ``reads`` (records
+    made before patches were kept: None)."""
+    second: np.ndarray | None = None
+    """(N,) bool: the read was flagged for the second look (a slow ball)."""
 
 
 def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None = None) -> Record:
@@ -74,12 +79,16 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
         rd.NumberReader.read_cut,
     )
     gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
-    inks: list[tuple[float, float]] = []  # ink sizes of the patches read, not yet added
-    ink: list[tuple[float, float]] = []  # the same, aligned with ``reads``
+    inks: list[tuple] = []  # (ink size, patch, second) of the patches read, not yet added
+    ink: list[tuple] = []  # the same, aligned with ``reads``
 
-    def read_cut(self, patches, *a, **k):
-        inks.extend(rd.ink_size(p, self.span) for p in patches)
-        return orig_cut(self, patches, *a, **k)
+    def read_cut(self, patches, turns=4, second=None):
+        flags = np.zeros(len(patches), bool) if second is None else np.asarray(second, bool)
+        inks.extend(
+            (rd.ink_size(p, self.span), p.copy(), bool(f))
+            for p, f in zip(patches, flags.reshape(-1), strict=True)
+        )
+        return orig_cut(self, patches, turns, second)
 
     def read_numbers(self, image, det, matched):
         cur["frame"] = int(self._frame)
@@ -132,8 +141,46 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
     reads = [(f, vote_of[v], *rest) for f, v, *rest in reads]
     names = {k: t.name for k, t in keep.items() if hasattr(t, "numvote") and t.name}
     return Record(
-        concat(parts), reads, asks, names, len(parts) - 1, secs, size, np.array(ink).reshape(-1, 2)
+        concat(parts),
+        reads,
+        asks,
+        names,
+        len(parts) - 1,
+        secs,
+        size,
+        np.array([i for i, _, _ in ink], float).reshape(-1, 2),
+        np.stack([p for _, p, _ in ink]) if ink else None,
+        np.array([f for _, _, f in ink], bool),
     )
+
+
+def reread(rec: Record, reader_dir: Path | None) -> Record:
+    """``rec`` with every read's log-probabilities read again from its kept patch by the
+    reader in ``reader_dir`` (default: the shipped one), the second look where the tracker
+    flagged it, as the tracker reads live (the ink-size gate is left to :func:`replay_vote`).
+    ValueError when the record kept no patches."""
+    from dataclasses import replace
+
+    from vision.numbers import reader as rd
+
+    if rec.patches is None:
+        raise ValueError("this record kept no patches: record it again")
+    reader = rd.NumberReader.load(reader_dir)
+    gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
+    rd.INK_SHARE_MIN = rd.INK_SPREAD_MIN = 0.0
+    try:
+        logp = np.concatenate(
+            [
+                reader.read_cut(rec.patches[k : k + 256], 4, rec.second[k : k + 256])
+                for k in range(0, len(rec.patches), 256)
+            ]
+        )
+    finally:
+        rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN = gate
+    reads = [
+        (f, k, lp, uv, r, st) for (f, k, _, uv, r, st), lp in zip(rec.reads, logp, strict=True)
+    ]
+    return replace(rec, reads=reads)
 
 
 def cached(base: Path, cache: Path, **kw) -> Record:

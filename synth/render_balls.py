@@ -15,11 +15,10 @@ import numpy as np
 
 from contract.tables import TableSpec
 from synth.camera import Camera
+from synth.figures import GLYPH, FigureStyle, figure_glyph
 from synth.look import BALL_BGR, Look
 from synth.render_scene import SURF_CLOTH, Background
 from synth.world import BallInfo, BallPose, SkittlePose
-
-GLYPH = 64
 
 
 @lru_cache(maxsize=32)
@@ -40,53 +39,20 @@ DIGIT_H = 42
 has always been printed; two-digit numbers are as tall, with condensed digits."""
 NUMBER_W = 60
 """Widest a pyramid number may be (glyph px): two digits are narrowed to fit."""
+HOUSE = FigureStyle()
+"""The house print: Hershey Duplex, 0.45 r tall, dark ink, 6 and 9 underlined."""
 DIGIT_GAP, MARK_GAP, MARK_H = 3, 3, 4
 """Glyph px between two digits, between a 6 or 9 and its underline, and the underline's
 thickness (about the stroke's)."""
 
 
-@lru_cache(maxsize=16)
-def _digit(d: str) -> np.ndarray:
-    """One digit's ink (uint8, cropped to its ink), Hershey Duplex, ``DIGIT_H`` px tall."""
-    big = np.zeros((96, 96), np.uint8)
-    cv2.putText(big, d, (20, 75), cv2.FONT_HERSHEY_DUPLEX, 2.0, 255, 5, cv2.LINE_AA)
-    ys, xs = np.nonzero(big > 127)
-    ink = big[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
-    w = max(1, round(ink.shape[1] * DIGIT_H / ink.shape[0]))
-    return cv2.resize(ink, (w, DIGIT_H), interpolation=cv2.INTER_AREA)
-
-
-@lru_cache(maxsize=32)
 def pyramid_glyph(number: int) -> np.ndarray:
-    """Ink (0..1, GLYPH x GLYPH float32) of a Russian pyramid ball's number, centred,
-    upright, as real pyramid balls print it: every number ``DIGIT_H`` tall (two-digit
-    numbers as tall as one digit, their digits condensed to fit ``NUMBER_W``), and 6 and
-    9 underlined so that the figure shows which way is up."""
-    s = str(number)
-    digits = [_digit(d) for d in s]
-    widths = [g.shape[1] for g in digits]
-    room = NUMBER_W - DIGIT_GAP * (len(s) - 1)
-    squeeze = min(1.0, room / sum(widths))
-    if squeeze < 1.0:
-        widths = [max(1, int(w * squeeze)) for w in widths]
-        digits = [
-            cv2.resize(g, (w, DIGIT_H), interpolation=cv2.INTER_AREA)
-            for g, w in zip(digits, widths, strict=True)
-        ]
-    row = np.zeros((DIGIT_H, sum(widths) + DIGIT_GAP * (len(s) - 1)), np.uint8)
-    x = 0
-    for g in digits:
-        row[:, x : x + g.shape[1]] = g
-        x += g.shape[1] + DIGIT_GAP
-    if s in ("6", "9"):
-        mark = np.zeros((MARK_GAP + MARK_H, row.shape[1]), np.uint8)
-        mark[MARK_GAP:] = 255
-        row = np.vstack([row, mark])
-    img = np.zeros((GLYPH, GLYPH), np.uint8)
-    h, w = row.shape
-    y0, x0 = (GLYPH - h) // 2, (GLYPH - w) // 2
-    img[y0 : y0 + h, x0 : x0 + w] = row
-    return img.astype(np.float32) / 255.0
+    """Ink (0..1, GLYPH x GLYPH float32) of a Russian pyramid ball's number in the house
+    style, centred, upright, as real pyramid balls print it: every number ``DIGIT_H`` tall
+    (two-digit numbers as tall as one digit, their digits condensed to fit ``NUMBER_W``),
+    and 6 and 9 underlined so that the figure shows which way is up
+    (``synth.figures.figure_glyph`` in the default ``FigureStyle``)."""
+    return figure_glyph(number, HOUSE)
 
 
 def bbox_px(cam: Camera, pts_xyz: np.ndarray, pad: float) -> tuple[int, int, int, int] | None:
@@ -269,6 +235,12 @@ class BallPainter:
         if info.number is not None:
             pool = info.colour != "white"
             g = glyph(int(info.number)) if pool else pyramid_glyph(int(info.number))
+            ink_bgr = np.array([25.0, 25.0, 30.0])
+            if info.figure is not None and not pool:
+                g, ink_bgr = (
+                    figure_glyph(int(info.number), info.figure),
+                    np.array(info.figure.ink_bgr),
+                )
             for sign in (1.0, -1.0):
                 cap = nb[..., 2] * sign > 0.55
                 a = nb[..., 0] * sign
@@ -278,12 +250,11 @@ class BallPainter:
                     albedo[disc] = white
                     scale = 0.3
                 else:
-                    scale = 0.34
+                    scale = 0.34 if info.figure is None else info.figure.box_r
                 gx = np.clip(((a / scale + 1) * GLYPH / 2).astype(int), 0, GLYPH - 1)
                 gy = np.clip(((c / scale + 1) * GLYPH / 2).astype(int), 0, GLYPH - 1)
                 inside = cap & (np.abs(a) < scale) & (np.abs(c) < scale)
                 ink = np.where(inside, g[gy, gx], 0.0)
-                ink_bgr = np.array([25.0, 25.0, 30.0])
                 albedo += ink[..., None] * (ink_bgr - albedo)
         diffuse = 0.3 + 0.15 * np.clip(n[..., 2], 0, 1)
         spec = np.zeros(n.shape[:2])

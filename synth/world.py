@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from synth.figures import FigureStyle
+
 BallColour = Literal[
     "white",
     "yellow",
@@ -33,6 +35,8 @@ class BallInfo:
     colour: BallColour = "white"
     number: int | None = None
     stripe: bool = False
+    figure: FigureStyle | None = None
+    """How the number is printed (``synth.figures``); None: the house style."""
 
 
 @dataclass(frozen=True)

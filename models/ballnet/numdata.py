@@ -57,6 +57,7 @@ from models.ballnet.dataset import (
 )
 from synth.camera import random_camera
 from synth.render import Renderer, jpeg_round_trip
+from synth.render_balls import HOUSE
 from synth.render_samples import random_rot
 from synth.world import BallPose, WorldFrame
 from vision.detect.classify import extract_patches
@@ -74,10 +75,33 @@ def tilt_deg(rot, view: np.ndarray) -> float:
     return float(np.degrees(np.arccos(min(1.0, d))))
 
 
-def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: float, r: float):
-    """The number label of one ball (see the module docstring): 1..15, 0 or -1."""
+LEGIBLE_PX, SMALL_PX = 5.0, 3.5
+"""Figure height (px) from which a facing number is labelled readable in ``varied`` scenes,
+and under which it is 0: a digit needs about five pixel rows to be told from the others
+(the 5x7 dot-matrix figure), and under three and a half none can be told; between them the
+patch is not used."""
+
+
+def label(
+    number: int | None,
+    rot,
+    view: np.ndarray,
+    smear_r: float,
+    covered: float,
+    r: float,
+    figure_px: float | None = None,
+):
+    """The number label of one ball (see the module docstring): 1..15, 0 or -1. With
+    ``figure_px`` (the printed figure's height in px, ``varied`` scenes) legibility is
+    decided by the figure's size (``LEGIBLE_PX``, ``SMALL_PX``), not the ball's radius."""
     if number is None:
         return 0
+    if figure_px is not None:
+        if figure_px < SMALL_PX:
+            return 0
+        if figure_px < LEGIBLE_PX:
+            return -1 if smear_r <= 0.5 else 0
+        r = max(r, MIN_R_PX)  # the radius rule is replaced by the figure's size
     if smear_r > 0.5 or r < SURE_R_PX:
         return 0
     d = abs(float(np.asarray(rot).reshape(3, 3)[:, 2] @ view))
@@ -88,7 +112,7 @@ def label(number: int | None, rot, view: np.ndarray, smear_r: float, covered: fl
     return -1
 
 
-SIZES_BY_HEIGHT = {1080: (1920, 1080), 720: (1280, 720)}
+SIZES_BY_HEIGHT = {2160: (3840, 2160), 1080: (1920, 1080), 720: (1280, 720)}
 """Picture sizes (px) by height, for scenes rendered at one size (``--height``)."""
 HARD_TILT_DEG = (15.0, 32.0)
 """Pole-off-the-line-of-sight range (degrees) of the facing balls in ``hard`` scenes."""
@@ -111,8 +135,23 @@ def tilted_rot(view: np.ndarray, lo_deg: float, hi_deg: float, rng) -> tuple[flo
     return tuple(float(v) for v in np.c_[e1, np.cross(u, e1), u].ravel())
 
 
+def styled(infos: dict, rng: np.random.Generator, house: float = 0.3) -> dict:
+    """``infos`` with every numbered ball printed by a random maker (``synth.figures``),
+    ``house`` of them in the house style."""
+    from dataclasses import replace
+
+    from synth.figures import random_style
+
+    return {
+        k: replace(b, figure=None if rng.random() < house else random_style(rng))
+        if b.number is not None
+        else b
+        for k, b in infos.items()
+    }
+
+
 def scene(
-    seed: int, frames: int, hard: bool = False, height: int | None = None
+    seed: int, frames: int, hard: bool = False, height: int | None = None, varied: bool = False
 ) -> dict[str, np.ndarray]:
     """Tight number patches and labels of one random crowd scene of ``frames`` frames.
     ``hard``: the views the tracker reads unsure (the bench's unread balls): 85 % of the
@@ -124,15 +163,19 @@ def scene(
     rng = np.random.default_rng([seed, 93 if hard else 91])
     table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
     size = (1920, 1080) if rng.random() < (0.5 if hard else 0.6) else (1280, 720)
+    if varied:  # 4K too: the reader's patch is the same 32 px, its figures sharper
+        size = [(3840, 2160), (1920, 1080), (1280, 720)][int(rng.choice(3, p=[0.15, 0.55, 0.3]))]
     if height is not None:
         size = SIZES_BY_HEIGHT[height]
     cam = random_camera(table, size, rng)
     infos = crowd_set(rng)
+    if varied:
+        infos = styled(infos, np.random.default_rng([seed, 97]))
     rend = Renderer(table, [cam], infos, seed)
     R = table.ball_radius
     C = np.asarray(cam.centre)
     w, h = size
-    X, N, RP, TL, SM = [], [], [], [], []
+    X, N, RP, TL, SM, FP = [], [], [], [], [], []
     for fi in range(frames):
         ids = list(infos)
         n = int(rng.integers(len(ids) // 2, len(ids) + 1))
@@ -162,7 +205,11 @@ def scene(
                 continue
             S, uv, r, smear_r, covered = ball_view(cam, pose, R, mask)
             view = (C - S) / np.linalg.norm(C - S)
-            num = label(infos[bid].number, pose.rot, view, smear_r, covered, r)
+            fig = infos[bid].figure
+            fpx = r * (fig.height_r if fig is not None else HOUSE.height_r)
+            num = label(
+                infos[bid].number, pose.rot, view, smear_r, covered, r, fpx if varied else None
+            )
             if num < 0:
                 continue
             for _ in range(2 if num > 0 else 1):
@@ -173,6 +220,7 @@ def scene(
                 RP.append(r)
                 TL.append(tilt_deg(pose.rot, view))
                 SM.append(smear_r)
+                FP.append(fpx if infos[bid].number is not None else 0.0)
     return {
         "x": np.stack(X),
         "number": np.array(N, np.int8),
@@ -181,6 +229,7 @@ def scene(
         "scene": np.full(len(N), seed, np.int32),
         "tilt": np.array(TL, np.float32),
         "smear": np.array(SM, np.float32),
+        "figure_px": np.array(FP, np.float32),
     }
 
 
@@ -252,7 +301,7 @@ def by_view(data: dict[str, np.ndarray], reader, second_look: bool = False) -> d
     return out
 
 
-def _job(args: tuple[int, int, bool, int | None]) -> dict[str, np.ndarray]:
+def _job(args: tuple[int, int, bool, int | None, bool]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
 
@@ -270,6 +319,7 @@ def timed(
     jobs: int,
     hard: bool = False,
     height: int | None = None,
+    varied: bool = False,
 ) -> None:
     """Render scenes ``seeds`` on ``jobs`` processes until ``seconds`` of wall time have
     passed; every ``chunk`` finished scenes go to ``out/chunk_NNN.npz``."""
@@ -278,7 +328,7 @@ def timed(
     parts: list[dict[str, np.ndarray]] = []
     n = total = 0
     with Pool(jobs) as pool:
-        for d in pool.imap_unordered(_job, [(s, frames, hard, height) for s in seeds]):
+        for d in pool.imap_unordered(_job, [(s, frames, hard, height, varied) for s in seeds]):
             parts.append(d)
             if len(parts) == chunk or time.time() - t0 > seconds:
                 np.savez(f"{out}/chunk_{n:03d}.npz", **_concat(parts))
@@ -302,6 +352,7 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=16, help="scenes a chunk (with --seconds)")
     ap.add_argument("--hard", action="store_true", help="the hard views (see scene())")
     ap.add_argument("--height", type=int, choices=sorted(SIZES_BY_HEIGHT), help="one size")
+    ap.add_argument("--varied", action="store_true", help="balls printed by random makers")
     ap.add_argument("--eval", action="store_true", help="held-out figures of OUT by view")
     ap.add_argument("--reader", help="number reader folder for --eval (default shipped)")
     ap.add_argument("--second-look", action="store_true", help="--eval as the tracker reads")
@@ -330,7 +381,7 @@ def main() -> None:
         return
     if a.seconds:
         seeds = range(a.seed, a.seed + a.scenes)
-        timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard, a.height)
+        timed(a.out, seeds, a.frames, a.seconds, a.chunk, a.jobs, a.hard, a.height, a.varied)
         return
     if a.sheet:
         data = dict(np.load(a.out))
@@ -338,7 +389,7 @@ def main() -> None:
             cv2.imwrite(f"{a.sheet}_{h}.png", sheet(data, h))
             print(f"{a.sheet}_{h}.png")
         return
-    work = [(s, a.frames, a.hard, a.height) for s in range(a.seed, a.seed + a.scenes)]
+    work = [(s, a.frames, a.hard, a.height, a.varied) for s in range(a.seed, a.seed + a.scenes)]
     data = render_all(_job, work, a.jobs)
     np.savez_compressed(a.out, **data)
     num = data["number"]

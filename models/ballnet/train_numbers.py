@@ -56,6 +56,54 @@ class NumNet(nn.Module):
         return self.head(self.body(x))
 
 
+def from_onnx(path: str | Path, sample: np.ndarray) -> NumNet:
+    """A :class:`NumNet` holding the weights of an exported reader (``numbers.onnx``, whose
+    batch norms the export folded into the convolutions), its batch norms set so that the
+    net computes the same logits in eval mode and, on batches like ``sample`` (patches),
+    in training mode: each norm's statistics are the folded convolution's output mean and
+    spread over ``sample``, its scale and shift undo them."""
+    import onnx
+    from onnx import numpy_helper
+
+    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    model = NumNet().eval()
+    convs = [k for k in inits if k.startswith("onnx::Conv_")]
+    convs.sort(key=lambda k: int(k.rsplit("_", 1)[1]))
+    blocks = list(model.body)
+    norms = []
+    with torch.no_grad():
+        for blk, (kw, kb) in zip(blocks, zip(convs[::2], convs[1::2], strict=True), strict=True):
+            conv, bn = blk[0], blk[1]
+            conv.weight.copy_(torch.from_numpy(inits[kw]))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(inits[kb]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            norms.append(bn)
+        for name, mod in model.head.named_children():
+            if isinstance(mod, nn.Linear):
+                mod.weight.copy_(torch.from_numpy(inits[f"head.{name}.weight"]))
+                mod.bias.copy_(torch.from_numpy(inits[f"head.{name}.bias"]))
+        stats: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+        hooks = [
+            blk[0].register_forward_hook(
+                lambda m, i, o, k=k: stats.__setitem__(k, (o.mean((0, 2, 3)), o.var((0, 2, 3))))
+            )
+            for k, blk in enumerate(blocks)
+        ]
+        model(torch.from_numpy(to_input(sample)))
+        for h in hooks:
+            h.remove()
+        for k, bn in enumerate(norms):
+            mu, var = stats[k]
+            var = var.clamp_min(1e-6)
+            bn.bias.add_(mu)
+            bn.weight.copy_(var.sqrt())
+            bn.running_mean.copy_(mu)
+            bn.running_var.copy_(var - bn.eps)
+    return model
+
+
 def turn(x: torch.Tensor, g: torch.Generator, scale: float = 0.06) -> torch.Tensor:
     """Each patch of ``x`` (N, 3, P, P) turned by a random angle (the figure on a ball turns
     at any angle in the picture, not only in quarter turns) and scaled by 1 +- ``scale``
@@ -124,7 +172,12 @@ def train(
     torch.set_num_threads(threads)
     g = torch.Generator(device).manual_seed(seed)
     model = NumNet()
-    if init:
+    if init and init.endswith(".onnx"):
+        pick = np.random.default_rng(seed).choice(
+            len(d["x"]), min(4096, len(d["x"])), replace=False
+        )
+        model = from_onnx(init, d["x"][pick])
+    elif init:
         model.load_state_dict(torch.load(init, map_location="cpu"))
     model = model.to(device)
     peak = lr if lr else (1.5e-3 if init else 3e-3)
@@ -206,7 +259,7 @@ def main() -> None:
     ap.add_argument("--out", default="models/ballnet")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--init", help="continue from these weights (a state dict .pt)")
+    ap.add_argument("--init", help="continue from these weights (a state dict .pt or a .onnx)")
     ap.add_argument("--rotate", action="store_true", help="turn patches by any angle")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu or cuda")
     ap.add_argument("--batch", type=int, default=128)

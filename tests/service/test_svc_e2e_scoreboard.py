@@ -304,3 +304,79 @@ def test_page_shows_a_table_behind(tmp_path: Path, browser, monkeypatch) -> None
         log = proc.stderr.read().decode()
     assert f"table {tid} (T) is {state}" in log
     assert h["state"] != "ok" or f"table {tid} (T) recovered" in log
+
+
+def _classic_shots() -> list[dict]:
+    """Classic pyramid: the break leaves every number read at rest but 3 and 7; the next
+    shot pockets ``w3``, a ball whose number was not read (contract §3): 3 or 7."""
+    on = [n for n in map(str, range(1, 16)) if n not in ("3", "7")] + ["w3", "w7", "yellow"]
+    rest = {b: [500.0 + 100 * k, 300.0] for k, b in enumerate(on)}
+    brk = {
+        "start": {"frame": 10, "t": 0.33},
+        "end": {"frame": 100, "t": 3.3},
+        "cue_ball": "yellow",
+        "events": [
+            {"frame": 10, "t": 0.33, "type": "strike", "ball": "yellow"},
+            {"frame": 20, "t": 0.66, "type": "contact", "balls": ["yellow", "1"]},
+            {"frame": 30, "t": 1.0, "type": "cushion", "ball": "4", "cushion": "back"},
+            {"frame": 40, "t": 1.33, "type": "cushion", "ball": "6", "cushion": "left"},
+        ],
+        "rest": rest,
+    }
+    pot = {
+        "start": {"frame": 200, "t": 6.67},
+        "end": {"frame": 260, "t": 8.67},
+        "cue_ball": "yellow",
+        "events": [
+            {"frame": 200, "t": 6.67, "type": "strike", "ball": "yellow"},
+            {"frame": 210, "t": 7.0, "type": "contact", "balls": ["yellow", "w3"]},
+            {"frame": 230, "t": 7.67, "type": "pocket", "ball": "w3", "pocket": "back-left"},
+        ],
+        "rest": {b: xy for b, xy in rest.items() if b != "w3"},
+    }
+    return [brk, pot]
+
+
+def test_page_asks_an_unread_number(tmp_path: Path, browser) -> None:
+    """Classic pyramid scores a pocketed ball's number: the ball went down unread, so the
+    page shows the shot's points pending, one button per number still possible (3, 7) with
+    its points, and the score follows the referee's tap."""
+    with server(tmp_path) as (url, _), httpx.Client(base_url=url, headers=AUTH, timeout=10) as c:
+        mid = c.post(
+            "/matches", json={"game": "pyramid-classic", "players": {"A": "Ann", "B": "Bob"}}
+        ).json()["id"]
+        for s in _classic_shots():
+            assert c.post(f"/matches/{mid}/shots", json=s).status_code == 201
+        st = c.get(f"/matches/{mid}/state").json()
+        (q,) = c.get(f"/matches/{mid}/questions").json()["questions"]
+        assert q["about"] == "number" and st["questions_open"] == 1
+        gains = {o["key"]: o["gains"] for o in q["options"]}
+        assert set(gains) == {"number:w3=3", "number:w3=7"}
+        player = next(p for p, n in gains["number:w3=7"].items() if n == 7)  # who potted
+        assert gains["number:w3=3"][player] == 3
+        settled = st["score"][player]
+        page = browser.new_page()
+        page.goto(f"{url}/scoreboard/{mid}?lang=en")
+        page.wait_for_selector("#questions:not([hidden])", timeout=15000)
+        assert page.text_content(f"#s{player}") == str(settled)  # the pot's points wait
+        assert page.text_content(f"#q{player}") != ""
+        assert page.is_visible("#awaiting")
+        assert "number" in page.text_content(".question .why")
+        buttons = page.locator(".question button")
+        assert buttons.count() == 2
+        three = page.locator('.question button[data-option="number:w3=3"]')
+        seven = page.locator('.question button[data-option="number:w3=7"]')
+        assert "w3 is ball 3" in three.text_content() and "+3" in three.text_content()
+        assert "w3 is ball 7" in seven.text_content() and "+7" in seven.text_content()
+        seven.click()  # no token yet: the page asks for it, nothing is sent
+        page.wait_for_selector("#qtokenRow:not([hidden])", timeout=5000)
+        assert c.get(f"/matches/{mid}/questions").json()["open"] == 1
+        page.fill("#qtoken", TOKEN)
+        page.click("#qtokenSave")
+        seven.click()
+        _wait_text(page, f"#s{player}", str(settled + 7))
+        page.wait_for_selector("#questions[hidden]", state="attached", timeout=15000)
+        assert page.text_content(f"#q{player}") == "" and page.is_hidden("#awaiting")
+        after = c.get(f"/matches/{mid}/state").json()
+        assert after["score"][player] == settled + 7 and after["questions_open"] == 0
+        page.close()

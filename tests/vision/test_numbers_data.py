@@ -64,6 +64,21 @@ def test_label_of_one_ball(number, off_deg, smear_r, covered, r_px, want):
     assert label(number, rot_off(off_deg), UP, smear_r, covered, r_px) == want
 
 
+@pytest.mark.parametrize(
+    "figure_px, r_px, smear_r, want",
+    [
+        (6.0, 14.0, 0.0, 7),  # a figure six pixels tall: readable
+        (5.0, 9.0, 0.0, 7),  # a large print on a small ball: the figure decides, not r
+        (4.2, 14.0, 0.0, -1),  # between legible and too small: not used
+        (4.2, 14.0, 0.6, 0),  # ... unless smeared
+        (3.0, 14.0, 0.0, 0),  # a small print on a 1080p ball: none readable
+        (3.0, 30.0, 0.0, 0),  # whatever the ball's size
+    ],
+)
+def test_varied_label_is_decided_by_the_figures_size(figure_px, r_px, smear_r, want):
+    assert label(7, rot_off(10.0), UP, smear_r, 0.0, r_px, figure_px) == want
+
+
 class _LabelReader:
     """Reads each patch as the number written in its first pixel (0: none), sure, except
     patches whose second pixel is set: read as 15 with p 0.95."""
