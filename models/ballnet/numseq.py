@@ -43,9 +43,11 @@ import numpy as np
 
 from contract.tables import load_table
 from models.ballnet.dataset import CLOTHS, ball_view, facing_rot, render_all
-from models.ballnet.numdata import SIZES_BY_HEIGHT, tilt_deg
+from models.ballnet.numdata import LEGIBLE_PX, SIZES_BY_HEIGHT, tilt_deg
 from synth.camera import random_camera
+from synth.figures import random_style
 from synth.render import Renderer, jpeg_round_trip
+from synth.render_balls import HOUSE
 from synth.render_samples import random_rot
 from synth.world import BallInfo, BallPose, WorldFrame
 from vision.detect.classify import extract_patches
@@ -95,12 +97,22 @@ def paths(table, frames: int, rng) -> dict[str, np.ndarray]:
     return out
 
 
-def scene(seed: int, frames: int, height: int | None = None) -> dict[str, np.ndarray]:
+def scene(
+    seed: int, frames: int, height: int | None = None, varied: bool = False
+) -> dict[str, np.ndarray]:
     """One rendered sequence (see the module docstring): arrays per ball (B,) and per
     ball and frame (B, F): ``x`` patches (B, F, P, P, 3) uint8, ``uv`` (B, F, 2) and ``r``
     (B, F) the cut's centre and radius (video px), ``visible`` (B, F), ``tilt`` degrees,
-    ``smear`` radii, ``number`` (B,), ``height`` and ``scene``."""
+    ``smear`` radii, ``number`` (B,), ``height``, ``scene`` and ``figure_r`` (the print's
+    height in ball radii). ``varied``: the set is printed by one random maker
+    (``synth.figures.random_style``; the house style in 30 % of scenes), and a number is
+    visible only where its figure is at least ``numdata.LEGIBLE_PX`` tall."""
     rng = np.random.default_rng([seed, 97])
+    style = None
+    if varied:
+        srng = np.random.default_rng([seed, 99])
+        style = None if srng.random() < 0.3 else random_style(srng)
+    fig_r = style.height_r if style is not None else HOUSE.height_r
     table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
     size = (1920, 1080) if rng.random() < 0.6 else (1280, 720)
     size = SIZES_BY_HEIGHT[height] if height is not None else size
@@ -109,7 +121,8 @@ def scene(seed: int, frames: int, height: int | None = None) -> dict[str, np.nda
     C = np.asarray(cam.centre)
     tracks = paths(table, frames, rng)
     infos = {
-        b: BallInfo(b, "yellow") if b == "yellow" else BallInfo(b, "white", int(b)) for b in tracks
+        b: BallInfo(b, "yellow") if b == "yellow" else BallInfo(b, "white", int(b), figure=style)
+        for b in tracks
     }
     rend = Renderer(table, [cam], infos, seed)
     rots = {}
@@ -149,7 +162,7 @@ def scene(seed: int, frames: int, height: int | None = None) -> dict[str, np.nda
             TL[i, f], SM[i, f] = tilt_deg(balls[b].rot, view), smear
             dot = np.cos(np.radians(TL[i, f]))
             VIS[i, f] = bool(vis.get(b, False)) and dot > VISIBLE_DOT and smear < VISIBLE_SMEAR
-            VIS[i, f] &= r >= VISIBLE_R_PX
+            VIS[i, f] &= r >= VISIBLE_R_PX if not varied else r * fig_r >= LEGIBLE_PX
             moving = f > 0 and bool((tracks[b][f] != tracks[b][f - 1]).any())
             wobble = rng.normal(0, 0.01, 3) if moving else np.zeros(3)
             UV[i, f] = uv + (bias[b][:2] + wobble[:2]) * r
@@ -165,6 +178,7 @@ def scene(seed: int, frames: int, height: int | None = None) -> dict[str, np.nda
         "number": np.array([int(b) for b in nums], np.int8),
         "height": np.full(B, size[1], np.int16),
         "scene": np.full(B, seed, np.int32),
+        "figure_r": np.full(B, fig_r, np.float32),
     }
 
 
@@ -227,8 +241,15 @@ def score(data: dict[str, np.ndarray], held: dict[int, int | None]) -> dict:
     out: dict = {}
     seen = data["visible"].any(axis=1)
     rest_seen = (data["visible"] & (data["smear"] == 0)).any(axis=1)
-    for h in (1080, 720):
-        for key, m in (("all", seen), ("at rest", rest_seen), ("rolling", seen & ~rest_seen)):
+    every = np.ones(len(seen), bool)
+    for h in (2160, 1080, 720):
+        for key, m in (
+            ("all", seen),
+            ("at rest", rest_seen),
+            ("rolling", seen & ~rest_seen),
+            ("never visible", ~seen),
+            ("every ball", every),
+        ):
             rows = np.flatnonzero(m & (data["height"] == h))
             if not len(rows):
                 continue
@@ -245,7 +266,7 @@ def score(data: dict[str, np.ndarray], held: dict[int, int | None]) -> dict:
     return out
 
 
-def _job(args: tuple[int, int, int | None]) -> dict[str, np.ndarray]:
+def _job(args: tuple[int, int, int | None, bool]) -> dict[str, np.ndarray]:
     cv2.setNumThreads(1)
     return scene(*args)
 
@@ -258,6 +279,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=600001, help="first scene seed")
     ap.add_argument("--height", type=int, choices=sorted(SIZES_BY_HEIGHT), help="one size")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--varied", action="store_true", help="each scene's set by a random maker")
     ap.add_argument("--vote", action="store_true", help="score the vote on OUT (an .npz)")
     ap.add_argument("--reader", help="number reader folder for --vote (default shipped)")
     ap.add_argument("--min-read-radius", type=float, default=None, help="px (default tracker's)")
@@ -279,7 +301,7 @@ def main() -> None:
             )
         print(json.dumps(res))
         return
-    work = [(s, a.frames, a.height) for s in range(a.seed, a.seed + a.scenes)]
+    work = [(s, a.frames, a.height, a.varied) for s in range(a.seed, a.seed + a.scenes)]
     data = render_all(_job, work, a.jobs)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(a.out, **data)

@@ -117,6 +117,16 @@ def test_score_counts_only_balls_whose_number_was_visible():
     assert s == {"balls": 2, "right": 0.5, "wrong": 0.5, "unread": 0.0}
 
 
+def test_score_reports_balls_never_visible_and_every_ball():
+    """A reader sure of a figure nobody could see is wrong all the same: those balls are
+    counted apart (``never visible``) and with the rest (``every ball``)."""
+    data = sequence([[1] * 4, [2] * 4, [3] * 4], 15.0, 0.0)
+    data["visible"][1:] = False
+    s = score(data, {0: 1, 1: 7, 2: None})
+    assert s["1080p never visible"] == {"balls": 2, "right": 0.0, "wrong": 0.5, "unread": 0.5}
+    assert s["1080p every ball"]["balls"] == 3 and s["1080p every ball"]["wrong"] == 1 / 3
+
+
 def test_limit_pictures_shrink_blur_and_compress_one_frame():
     """``models.ballnet.numlimits``: each 720p variant is the 1080p frame shrunk by 2/3
     (the up15 one then grown 1.5x); the clean one only shrunk, the others blurred and/or
@@ -139,3 +149,14 @@ def test_limit_pictures_shrink_blur_and_compress_one_frame():
         assert not np.array_equal(pics[k][0], clean)
     for im, s in pics.values():  # the ball's centre is white at every scale
         assert im[int(round(530 * s)), int(round(960 * s))].mean() > 150
+
+
+def test_varied_sequence_is_printed_by_one_maker_and_visible_only_when_legible():
+    from models.ballnet.numdata import LEGIBLE_PX
+    from models.ballnet.numseq import scene
+
+    for seed in (3, 4, 5):
+        d = scene(seed, 2, height=1080, varied=True)
+        assert len(set(d["figure_r"].tolist())) == 1  # one maker for the whole set
+        fig_px = d["r"] * d["figure_r"][:, None] / 0.94  # the cut's radius runs 0.88-1.0 small
+        assert not (d["visible"] & (fig_px < LEGIBLE_PX * 0.9)).any()
