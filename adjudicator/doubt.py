@@ -201,7 +201,9 @@ def number_readings(shot: Shot, known: set[str]) -> tuple[list[Reading], str | N
         why = f"{unread[0]} is ball {left[0]} by elimination: every other number is accounted for"
         return [Reading(f"number:{unread[0]}={left[0]}", why, _renamed(shot, names))], why
     out: list[Reading] = []
-    frames = tuple(e.frame for e in shot.events if e.type is EventType.POCKET and e.ball in unread)
+    pockets = [e.frame for e in shot.events if e.type is EventType.POCKET and e.ball in unread]
+    looks = [f for b in unread for f in shot.looks.get(b, ())]  # where each was best seen
+    frames = tuple(sorted({*looks, *pockets}))
     for combo in _assignments(unread, left):
         names = dict(zip(unread, combo, strict=True))
         key = "number:" + ",".join(f"{b}={n}" for b, n in names.items())

@@ -186,6 +186,10 @@ class Shot(_Frozen):
     unseen: Span | None = None
     """Contract §11: the shot's motion fell in frames that were not processed (from, to)."""
     lost: tuple[Lost, ...] = ()
+    looks: dict[str, tuple[int, ...]] = Field(default_factory=dict)
+    """Extension of contract §11: for a pocketed ball whose number was not read, the frames
+    where the camera saw it best (still, before the shot moved it): the stills a referee
+    asked its number is shown."""
 
     @field_validator("events")
     @classmethod
@@ -270,7 +274,7 @@ def match_to_json(match: Match) -> dict:
     data = match.model_dump(mode="json", exclude_none=True)
     _prune(data, ("questions", "pending"))
     for shot in data.get("shots", ()):
-        _prune(shot, ("lost",))
+        _prune(shot, ("lost", "looks"))
         _prune(shot.get("verdict") or {}, ("readings",))
         _prune(shot.get("referee") or {}, ("answers",))
     return data

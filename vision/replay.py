@@ -34,6 +34,7 @@ from vision.base.geometry import surface_outline_mm
 from vision.capture.source import VideoSource, open_capture
 from vision.detect.detector import Detector
 from vision.events.lag import lag_sigma_mm
+from vision.numbers.looks import StillRuns, with_looks
 from vision.register import DriftWatch
 from vision.stream import (
     RowSpill,
@@ -323,12 +324,15 @@ def stream_video(
     with opened as src, RowSpill() as spill, _writer(tracks_path) as writer:
         rep = Replayer(src, calib, table, True, reference, read_numbers)
         cutter = SegmentShots(table, src.fps, lag_sigma_mm=lag_sigma_mm(calib.data))
+        still = StillRuns()  # where unread balls lay still: the stills of a number asked
         ann = Annotator(annotated, calib, table, src.size, src.fps) if annotated else None
         bar = progress_bar(src.frame_count) if progress else None
         try:
             for rows in rep.rows(ann, bar):
                 now = rep.frames - 1
                 spill.add(rows, now)
+                if read_numbers:
+                    still.add(rows)
                 cutter.add(rows, now, rep.unsure, rep.settled, rep.moved)
         except BaseException:  # interrupted or failed: keep the rows tracked so far
             if writer is not None:
@@ -360,7 +364,7 @@ def stream_video(
             src.size,
             src.truncated,
             rep.events,
-            renamed_shots(seg.shots, every),
+            with_looks(renamed_shots(seg.shots, every), still, every),
             renamed_events(seg.loose, every),
             n,
             seg.cuts,

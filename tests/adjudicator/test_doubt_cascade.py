@@ -20,7 +20,15 @@ from bench.perturb import (
     asked,
     wrong_before_first_question,
 )
-from contract.match import Match, RefereeInput, Shot, Span, read_match
+from contract.match import (
+    Match,
+    RefereeInput,
+    Shot,
+    Span,
+    match_from_json,
+    match_to_json,
+    read_match,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = ROOT.parent / "shared" / "foreign-synth"
@@ -207,6 +215,22 @@ def test_classic_unread_pocketed_number_is_asked_or_eliminated(on_table, asked_n
     v2 = fixed.shots[1].verdict
     assert not v2.uncertain and v2.scored[v2.player] == 7 and fixed.pending == {}
     assert fixed.score[v2.player] == before[v2.player] + 7
+
+
+def test_number_question_shows_where_the_ball_was_best_seen():
+    """The stills of a number asked: the frame where the vision saw the ball lying still
+    before the shot (``Shot.looks``), then its pocketing; the looks survive the file."""
+    on = [n for n in map(str, range(1, 16)) if n not in ("3", "7")] + ["yellow"]
+    brk = BREAK.model_copy(update={"rest": _rest(on)})
+    pot = _pot(2, 200, "w3", _rest([b for b in on if b != "yellow"] + ["yellow"]))
+    pot = pot.model_copy(update={"looks": {"w3": (150,)}})
+    judged, _ = judge_match(_classic([brk, pot]))
+    (q,) = judged.questions
+    assert q.about == "number" and q.frames == (150, 230)
+    again = match_from_json(match_to_json(judged))
+    assert (
+        again.shots[1].looks == {"w3": (150,)} and "looks" not in match_to_json(judged)["shots"][0]
+    )
 
 
 @pytest.mark.parametrize("path", VIDEO_SOURCES[:1], ids=_ids)
