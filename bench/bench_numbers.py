@@ -191,8 +191,9 @@ def run(
     reader_dir: Path | None = None,
 ) -> dict:
     """Figures for ``tablemon bench numbers``: per clip and pooled by set, part and height.
-    With ``reader_dir`` the recorded patches are read again by that reader
-    (``bench.numbers_record.reread``): readers are compared on the same reads."""
+    The recorded patches are read again by the reader in ``reader_dir`` (default: the
+    shipped one; ``bench.numbers_record.reread``), so a kept record never gives another
+    reader's figures and readers are compared on the same reads."""
     from bench.bench_ballnet import number_visibility
     from bench.numbers_record import cached, live_ids, replay_vote, reread
 
@@ -204,7 +205,7 @@ def run(
     before: list[dict] = []  # the same reads without the ink-size gate (the reader before)
     for base, kind, part, made in have:
         rec = cached(base, cache)
-        if reader_dir is not None and rec.reads:
+        if rec.reads:  # read by the reader asked for, whichever made the record
             rec = reread(rec, reader_dir)
         vis = number_visibility(*made) if made else None
         for gate, out in ((True, per_clip), (False, before)):

@@ -187,7 +187,9 @@ def cached(base: Path, cache: Path, **kw) -> Record:
     """:func:`record` of ``base``, kept in ``cache/NAME.pkl`` (delete it to record again)."""
     path = cache / f"{base.name}.pkl"
     if path.is_file():
-        return pickle.loads(path.read_bytes())
+        rec = pickle.loads(path.read_bytes())
+        if rec.patches is not None or not rec.reads:  # older records kept no patches
+            return rec
     rec = record(base, **kw)
     cache.mkdir(parents=True, exist_ok=True)
     path.write_bytes(pickle.dumps(rec))

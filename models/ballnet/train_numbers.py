@@ -65,7 +65,9 @@ def from_onnx(path: str | Path, sample: np.ndarray) -> NumNet:
     import onnx
     from onnx import numpy_helper
 
-    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    inits = {
+        i.name: numpy_helper.to_array(i).copy() for i in onnx.load(str(path)).graph.initializer
+    }
     model = NumNet().eval()
     convs = [k for k in inits if k.startswith("onnx::Conv_")]
     convs.sort(key=lambda k: int(k.rsplit("_", 1)[1]))

@@ -4,6 +4,8 @@ ball-shots, and truth files without pixel columns are read."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -140,3 +142,54 @@ def test_missing_clips_are_listed_not_fatal(tmp_path):
     have, missing = clip_list(tmp_path)  # no own renders there
     assert all(kind != "own" or "fixtures" in str(base) for base, kind, _, _ in have)
     assert any(m.startswith("own pyr-pots-1080 ") for m in missing)
+
+
+def _patches(n: int) -> np.ndarray:
+    """White discs on cloth with a dark stroke across some: tight number patches."""
+    rng = np.random.default_rng(0)
+    x = np.full((n, 32, 32, 3), (40, 110, 40), np.uint8)
+    yy, xx = np.mgrid[:32, :32]
+    disc = (yy - 15.5) ** 2 + (xx - 15.5) ** 2 < 15**2
+    for i in range(n):
+        x[i][disc] = 215 + rng.integers(-10, 10)
+        if i % 2:
+            x[i, 10:22, 14 + i % 5 : 16 + i % 5] = 30
+    return x
+
+
+def test_reread_gives_the_readers_looks_of_the_kept_patches():
+    """Any reader's figures come from the record's patches, read as the tracker reads them
+    (the second look where it was flagged), the ink-size gate left to the vote."""
+    from bench.numbers_record import reread
+    from vision.numbers import reader as rd
+
+    base = record([(5, 0.99)] * 3)
+    x = _patches(len(base.reads))
+    second = np.arange(len(x)) % 3 == 0
+    rec = reread(replace(base, patches=x, second=second), None)
+    gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
+    rd.INK_SHARE_MIN = rd.INK_SPREAD_MIN = 0.0
+    try:
+        want = rd.NumberReader.load().read_cut(x, 4, second)
+    finally:
+        rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN = gate
+    got = np.stack([r[2] for r in rec.reads])
+    assert np.allclose(got, want)
+    assert [r[:2] for r in rec.reads] == [r[:2] for r in base.reads]  # same frames, tracks
+    with pytest.raises(ValueError, match="kept no patches"):
+        reread(base, None)
+
+
+def test_a_record_without_patches_is_made_again(tmp_path, monkeypatch):
+    import pickle
+
+    from bench import numbers_record
+
+    old = record([(5, 0.99)] * 2)
+    (tmp_path / "clip.pkl").write_bytes(pickle.dumps(old))
+    fresh = replace(old, patches=_patches(len(old.reads)), second=np.zeros(len(old.reads), bool))
+    monkeypatch.setattr(numbers_record, "record", lambda base, **kw: fresh)
+    got = numbers_record.cached(tmp_path / "clip", tmp_path)
+    assert got.patches is not None and len(got.patches) == len(old.reads)
+    again = pickle.loads((tmp_path / "clip.pkl").read_bytes())
+    assert again.patches is not None  # kept for the next run
