@@ -291,6 +291,7 @@ def between(
     from a rest list only means the list names the balls that moved)."""
     if prev is None or not prev.rest or not shot.rest:
         return None
+    prev = prev.model_copy(update={"rest": read_since(prev.rest, shot.rest)})
     named = {i for e in shot.events for i in e.ids} | {lost.ball for lost in shot.lost}
     vanished = sorted(b for b in prev.rest if b not in shot.rest and b not in named)
     vanished = vanished if pockets else []
@@ -309,6 +310,28 @@ def between(
             "with no shot recorded"
         )
     return None
+
+
+def read_since(before: dict, after: dict) -> dict:
+    """``before`` (rest positions, table mm) with each ball named ``wN`` (a white ball whose
+    number was not read yet, contract §3) under its number where ``after`` has it: the
+    number is new in ``after``, the ``wN`` name is gone from it, and the numbered ball
+    lies within ``MOVED_MM`` of where ``wN`` lay (live vision hands each shot out under the
+    numbers read so far, so one ball may be ``w3`` in a shot and ``3`` in the next)."""
+    gone = [b for b in before if b.startswith("w") and b not in after]
+    new = [b for b in after if b in NUMBERS and b not in before]
+    out = dict(before)
+    for w in gone:
+        x, y = before[w]
+        near = [
+            (((after[n][0] - x) ** 2 + (after[n][1] - y) ** 2) ** 0.5, n)
+            for n in new
+            if n not in out
+        ]
+        near = [(d, n) for d, n in near if d <= MOVED_MM]
+        if len(near) == 1:  # one candidate only: two would be a guess
+            out[near[0][1]] = out.pop(w)
+    return out
 
 
 def unseen(shot: Shot) -> str | None:

@@ -41,8 +41,8 @@ RANK = {"ok": 0, "behind": 1, "blind": 2}
 
 
 class _Live:
-    def __init__(self, table: Any, match_id: int) -> None:
-        self.table, self.match_id = table, match_id
+    def __init__(self, table: Any, match_id: int, read_numbers: bool = False) -> None:
+        self.table, self.match_id, self.read_numbers = table, match_id, read_numbers
         self.proc: Any = None
         self.stop = None
         self.status: dict[str, Any] = {"running": True, "gaps": [], "restarts": 0}
@@ -70,7 +70,9 @@ class LiveManager:
             st["running"] = lv.proc is not None and lv.proc.is_alive()
             return st
 
-    def start(self, table: Any, match_id: int) -> None:
+    def start(self, table: Any, match_id: int, read_numbers: bool = False) -> None:
+        """Start ``table``'s worker feeding ``match_id``; ``read_numbers``: the vision reads
+        white balls' numbers (classic pyramid)."""
         with self._lock:
             if not self._threads:
                 self._q = self._ctx.Queue(maxsize=1000)
@@ -81,7 +83,7 @@ class LiveManager:
             old = self._live.get(table.id)
             if old is not None:
                 self._stop(old)
-            lv = _Live(table, match_id)
+            lv = _Live(table, match_id, read_numbers)
             self._live[table.id] = lv
             self._spawn(lv)
 
@@ -112,6 +114,7 @@ class LiveManager:
         kw = {
             "nice": int(getattr(self.settings, "live_nice", 0)),
             "buffer_mb": float(getattr(self.settings, "live_buffer_mb", BUFFER_MB)),
+            "read_numbers": lv.read_numbers,
         }
         lv.proc = self._ctx.Process(target=worker_main, args=args, kwargs=kw, daemon=True)
         lv.proc.start()

@@ -42,9 +42,11 @@ def _is_file(source: str) -> bool:
 
 
 def _load_processor(
-    spec: str, calibration: dict | None, name: str | Callable
+    spec: str, calibration: dict | None, name: str | Callable, read_numbers: bool = False
 ) -> tuple[Callable | None, str | None]:
-    """``name``: ``module:function`` (or the factory itself) returning ``process(frame, t)``."""
+    """``name``: ``module:function`` (or the factory itself) returning ``process(frame, t)``;
+    ``read_numbers`` is passed on (as a keyword) only when set, so factories that cannot
+    read numbers still load for every other game."""
     if callable(name):
         make = name
     else:
@@ -54,6 +56,8 @@ def _load_processor(
         except (ImportError, AttributeError):
             return None, f"no live vision ({name} not available): frames are read, no shots made"
     try:
+        if read_numbers:
+            return make(spec, calibration, read_numbers=True), None
         return make(spec, calibration), None
     except Exception as e:  # the reason is shown in the table status
         return None, f"live vision failed to start: {type(e).__name__}: {e}".splitlines()[0]
@@ -112,6 +116,7 @@ def worker_main(
     retry_s: tuple[float, float] = (0.2, 5.0),
     nice: int = 0,
     buffer_mb: float = BUFFER_MB,
+    read_numbers: bool = False,
 ) -> None:
     """The worker's loop (runs in its own process; callable in-process for tests).
 
@@ -119,9 +124,10 @@ def worker_main(
     as a camera's would be), ending at its end (``ended``). ``nice`` > 0 lowers the
     vision's CPU priority (the API's requests come first). Frames the vision has not
     taken wait in a buffer of ``buffer_mb`` MiB (:mod:`service.live_flow`: what is
-    skipped, lost and flagged when the vision falls behind)."""
+    skipped, lost and flagged when the vision falls behind). ``read_numbers``: the vision
+    reads white balls' numbers (a classic pyramid match)."""
     _Worker(table_id, source, out, stop, status_every_s, retry_s, buffer_mb).run(
-        spec, calibration, processor, nice
+        spec, calibration, processor, nice, read_numbers
     )
 
 
@@ -148,7 +154,14 @@ class _Worker:
         self.primed = threading.Event()  # the vision has set itself up on a first frame
         self.done = threading.Event()  # the vision has taken its last frame
 
-    def run(self, spec: str, calibration: dict | None, processor: Any, nice: int) -> None:
+    def run(
+        self,
+        spec: str,
+        calibration: dict | None,
+        processor: Any,
+        nice: int,
+        read_numbers: bool = False,
+    ) -> None:
         cap = threading.Thread(target=self._capture, daemon=True)
         rep = threading.Thread(target=self._report, daemon=True)
         cap.start()
@@ -156,7 +169,7 @@ class _Worker:
         if nice > 0:
             with contextlib.suppress(OSError):
                 os.nice(nice)  # Linux: this thread (and the ones it starts) only
-        self.process, self.why = _load_processor(spec, calibration, processor)
+        self.process, self.why = _load_processor(spec, calibration, processor, read_numbers)
         side = truth_sidecar(self.source) if self.process is None else None
         if side is not None:
             self.process = truth_processor(side)

@@ -39,7 +39,9 @@ from vision.capture.source import Frame
 from vision.detect.detector import Detector
 from vision.events.lag import lag_sigma_mm
 from vision.events.shots_live import LiveShotCutter
+from vision.numbers.looks import StillRuns, with_looks
 from vision.register import DriftWatch
+from vision.stream import renamed_shots
 from vision.track.tracker import Tracker
 
 Processor = Callable[[np.ndarray, float], list[dict]]
@@ -143,12 +145,18 @@ def make_processor(
     reference: np.ndarray | None = None,
     follow: bool = True,
     tap: Callable[[Tracks], None] | None = None,
+    read_numbers: bool = False,
 ) -> Processor:
     """One table's live pipeline. ``calibration``: CALIB.json as a dict (required);
     ``reference``: the picture (BGR, recorded px) it was fitted on, where kept (else the
     first frame received is taken to match it); ``follow``: keep the calibration true
     while the camera moves (``False``: the calibration as given throughout); ``tap``:
-    called with each frame's tracker rows (contract §7, table mm; benchmarks, overlays)."""
+    called with each frame's tracker rows (contract §7, table mm; benchmarks, overlays);
+    ``read_numbers``: read white balls' numbers (classic pyramid scores them): each shot is
+    handed out under the numbers read by its end (``wN`` for a ball not read yet, contract
+    §3), so a ball may be ``w3`` in one shot and ``3`` in a later one
+    (``adjudicator.doubt.between`` takes them as one ball), with ``looks`` for a pocketed
+    ball not read (``vision.numbers.looks``)."""
     if calibration is None:
         raise ContractError(spec, "calibration", "live vision needs the table's calibration")
     calib = (
@@ -159,6 +167,7 @@ def make_processor(
     table = load_table(spec or calib.data.table)
     size = tuple(int(v) for v in calib.data.image_size)
     tracker = Tracker(table)
+    still = StillRuns() if read_numbers else None
     cutter = LiveShotCutter(table, fps, lag_sigma_mm=lag_sigma_mm(calib.data))
     state: dict = {"last": -1, "det": None, "live": None, "forgot": 0}
 
@@ -188,7 +197,10 @@ def make_processor(
             found = live.watch.unwarp(state["det"].detect(seen))
         else:
             found = state["det"].detect(frame)
-        rows = tracker.update(found, None, state["det"].cloth_empty, state["det"].attached)
+        picture = image if read_numbers else None  # detections are in its pixels
+        rows = tracker.update(found, picture, state["det"].cloth_empty, state["det"].attached)
+        if still is not None:
+            still.add(rows)
         if tap is not None:
             tap(rows)
         positions = {
@@ -198,16 +210,23 @@ def make_processor(
         }
         state["positions"] = positions
         if live is None:
-            shots = cutter.update(index, positions)
+            shots = named(cutter.update(index, positions))
             return [s.model_dump(mode="json", exclude_none=True) for s in shots]
         minute = int(60 * fps)  # no shot lasts a minute
         if index - state["forgot"] >= minute:
             live.forget(index - minute)
             state["forgot"] = index
         moved, unsure = live.recent(index - minute)
-        shots = cutter.update(index, positions, moved, unsure, live.moving(index))
+        shots = named(cutter.update(index, positions, moved, unsure, live.moving(index)))
         out = [live.within(s).model_dump(mode="json", exclude_none=True) for s in shots]
         return out + [e.model_dump(mode="json", exclude_none=True) for e in live.told(index)]
+
+    def named(shots: list[Shot]) -> list[Shot]:
+        """The shots under the numbers read so far (tracker names are kept by the cutter)."""
+        if still is None or not shots:
+            return shots
+        names = tracker.renames()
+        return list(with_looks(renamed_shots(tuple(shots), names), still, names))
 
     def note() -> str | None:
         """The camera's state for the table's status (``LiveWatch.note``), if any."""

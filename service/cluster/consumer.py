@@ -85,8 +85,10 @@ class RemoteTables:
             raw = self._positions.get(table_id)
         return _parse(raw)
 
-    def start(self, table: Any, match_id: int) -> None:
-        """The table's remote shots feed this match (the worker runs elsewhere)."""
+    def start(self, table: Any, match_id: int, read_numbers: bool = False) -> None:
+        """The table's remote shots feed this match (the worker runs elsewhere).
+        ``read_numbers`` is not passed on: a remote worker reads no numbers yet, so a
+        classic pyramid match there asks every pocketed ball's number."""
         self.db.set_feed(table.id, match_id)
 
     def stop(self, table_id: int) -> None:

@@ -98,8 +98,9 @@ def calibrate(table_id: TableId, rt: RuntimeDep, who: WriterDep) -> TableOut:
 def start_live(table_id: TableId, body: LiveIn, rt: RuntimeDep, who: WriterDep) -> TableOut:
     """Start the table's live worker (a process) feeding shots into the match."""
     t = _table(rt, table_id)
-    rt.service.match(body.match_id)
-    rt.extras["live"].start(t, body.match_id)
+    m = rt.service.match(body.match_id)
+    numbers = m.settings.get("game") == "pyramid-classic"  # its points are the ball numbers
+    rt.extras["live"].start(t, body.match_id, read_numbers=numbers)
     return table_out(rt, t)
 
 

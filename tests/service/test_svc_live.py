@@ -206,3 +206,44 @@ def test_health_reaches_the_status_the_stream_and_the_log(client, settings, capl
     assert "recovered" in lines[2] and "1 shots flagged unseen" in lines[2]
     stored = client.get(f"/matches/{mid}/shots").json()["shots"][0]
     assert stored["unseen"] == {"from": 40, "to": 60} and stored["uncertain"] == "frames 40–60 ..."
+
+
+@pytest.mark.parametrize(("game", "numbers"), [("pyramid-classic", True), ("pyramid-free", False)])
+def test_a_classic_match_has_its_live_vision_read_numbers(client, settings, monkeypatch, game,
+                                                          numbers) -> None:  # fmt: skip
+    """Classic pyramid scores the ball numbers: its table's live worker reads them."""
+    rt = client.app.state.runtimes[settings.db_target]
+    calls: list[tuple] = []
+    monkeypatch.setattr(
+        rt.extras["live"],
+        "start",
+        lambda t, mid, read_numbers=False: calls.append((mid, read_numbers)),
+    )
+    t = client.post("/tables", json={"name": "T", "source": "0"}, headers=AUTH).json()
+    mid = new_match(client, table_id=t["id"], game=game)["id"]
+    assert (
+        client.post(f"/tables/{t['id']}/live", json={"match_id": mid}, headers=AUTH).status_code
+        == 200
+    )
+    assert calls == [(mid, numbers)]
+
+
+@pytest.mark.parametrize("read_numbers", [False, True])
+def test_the_worker_asks_its_vision_for_numbers_only_when_told(read_numbers) -> None:
+    """A vision factory that reads no numbers (``make(spec, calib)``) still loads for every
+    game; one that does is told when the match needs them."""
+    from service.live_worker import _load_processor
+
+    told: list[bool] = []
+
+    def reader(spec, calib, read_numbers=False):
+        told.append(read_numbers)
+        return lambda frame, t: []
+
+    def plain(spec, calib):
+        return lambda frame, t: []
+
+    proc, why = _load_processor("pyramid-12ft", None, reader, read_numbers)
+    assert proc is not None and why is None and told == [read_numbers]
+    proc, why = _load_processor("pyramid-12ft", None, plain, False)
+    assert proc is not None and why is None

@@ -47,3 +47,36 @@ def test_live_processor_emits_each_shot_within_half_a_second_of_rest() -> None:
 def test_live_processor_needs_a_calibration() -> None:
     with pytest.raises(ContractError, match="calibration"):
         make_processor("pyramid-12ft", None)
+
+
+@pytest.mark.skipif(not FIX.with_suffix(".mp4").exists(), reason="fixture clip missing")
+@pytest.mark.parametrize("read_numbers", [False, True])
+def test_live_processor_reads_numbers_for_classic_pyramid(monkeypatch, read_numbers) -> None:
+    """With ``read_numbers`` the tracker gets every frame's picture and each shot is handed
+    out under the numbers read by then (here every ``w1`` is taken as read 7); without it
+    no picture is given and the ids stay the tracker's."""
+    from vision.track.tracker import Tracker
+
+    pictures: list[bool] = []
+    update = Tracker.update
+
+    def spy(self, det, image=None, empty=None, attached=None):
+        pictures.append(image is not None)
+        return update(self, det, image, empty, attached)
+
+    monkeypatch.setattr(Tracker, "update", spy)
+    monkeypatch.setattr(Tracker, "renames", lambda self: {"w1": "7"})
+    calib = json.loads(FIX.with_suffix(".calib.json").read_text())
+    proc = make_processor("pyramid-12ft", calib, read_numbers=read_numbers)
+    cap = cv2.VideoCapture(str(FIX.with_suffix(".mp4")))
+    fps = cap.get(cv2.CAP_PROP_FPS)
+    shots, k = [], 0
+    while True:
+        ok, img = cap.read()
+        if not ok:
+            break
+        shots += [s for s in proc(img, k / fps) if "start" in s]
+        k += 1
+    names = {b for s in shots for b in s["rest"]}
+    assert shots and pictures and all(pictures) == read_numbers and any(pictures) == read_numbers
+    assert ("7" in names and "w1" not in names) if read_numbers else ("w1" in names)
