@@ -4,7 +4,9 @@ Pixels are as recorded (distorted) unless a name says ``undistorted``. Table mm
 are contract §1. ``camera_position_mm`` (an extension) is the camera's optical
 centre in table mm ``(x, y, height above the cloth)``: with it a point at height
 ``h`` above the cloth (a ball's centre, ``h = R``) maps to its vertical
-projection on the cloth, free of parallax.
+projection on the cloth, free of parallax. A calibration without it (another tool's)
+that gives the lens has its camera centre solved from the homography and the lens
+(:mod:`contract.pose`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from contract.errors import ContractError
 from contract.match import _first_error, read_json, write_json_atomic
+from contract.pose import camera_centre
 
 CALIB_FORMAT = "tablemon-calibration/1"
 Mat3 = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
@@ -82,6 +85,8 @@ class Calibration:
         if self.dist is not None and not np.any(self.dist):
             self.K = self.dist = None
         self.cam = np.asarray(data.camera_position_mm, float) if data.camera_position_mm else None
+        if self.cam is None and d is not None:  # not stated: the homography and lens fix it
+            self.cam = camera_centre(self.H, np.asarray(d.camera_matrix, float))
 
     # ---------------------------------------------------------------- pixels
     def undistort(self, uv: np.ndarray) -> np.ndarray:
