@@ -85,7 +85,9 @@ class Calibration:
         if self.dist is not None and not np.any(self.dist):
             self.K = self.dist = None
         self.cam = np.asarray(data.camera_position_mm, float) if data.camera_position_mm else None
-        if self.cam is None and d is not None:  # not stated: the homography and lens fix it
+        if self.cam is None and d is not None and not rough_frame(data):
+            # not stated (another tool's file): the homography and the lens fix it; a rough
+            # frame's lens is a guess made to fit its outline, so none is solved there
             self.cam = camera_centre(self.H, np.asarray(d.camera_matrix, float))
 
     # ---------------------------------------------------------------- pixels

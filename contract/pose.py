@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+MIN_HEIGHT_MM = 300.0
+"""A camera solved lower than this above the cloth is not taken (no camera watches a
+table from under 30 cm; a lens matrix that does not belong to the homography gives such
+centres)."""
+
 
 def camera_centre(image_to_table: np.ndarray, camera_matrix: np.ndarray) -> np.ndarray | None:
     """The optical centre ``(x, y, height above the cloth)`` in table mm of the camera
@@ -29,6 +34,6 @@ def camera_centre(image_to_table: np.ndarray, camera_matrix: np.ndarray) -> np.n
     r1, r2, t = M[:, 0] * scale, M[:, 1] * scale, M[:, 2] * scale
     U, _, Vt = np.linalg.svd(np.c_[r1, r2, np.cross(r1, r2)])
     C = -(U @ Vt).T @ t
-    if not np.all(np.isfinite(C)) or abs(C[2]) < 1.0:
+    if not np.all(np.isfinite(C)) or abs(C[2]) < MIN_HEIGHT_MM:
         return None
     return np.array([C[0], C[1], abs(C[2])])
