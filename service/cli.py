@@ -133,6 +133,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--start-at", type=float, help="a file's first frame at this Unix time")
     w.add_argument("--loops", type=int, default=1, help="play a file this many times")
+    w.add_argument(
+        "--read-numbers",
+        action="store_true",
+        help="read white balls' numbers (a table for classic pyramid, whose points they are)",
+    )
 
     b = sub.add_parser("bench", help="run a benchmark, print a table, write JSON")
     b.add_argument("name")

@@ -87,7 +87,8 @@ class RemoteTables:
 
     def start(self, table: Any, match_id: int, read_numbers: bool = False) -> None:
         """The table's remote shots feed this match (the worker runs elsewhere).
-        ``read_numbers`` is not passed on: a remote worker reads no numbers yet, so a
+        ``read_numbers`` is not passed on: a remote worker reads numbers when it was started
+        with ``tablemon worker --read-numbers`` (a classic pyramid table); without it a
         classic pyramid match there asks every pocketed ball's number."""
         self.db.set_feed(table.id, match_id)
 

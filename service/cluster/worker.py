@@ -61,6 +61,7 @@ class TableWorker:
         health_every_s: float = 1.0,
         drain_s: float = 30.0,
         log: Callable[[str], None] | None = None,
+        read_numbers: bool = False,
     ) -> None:
         if not settings.broker:
             raise ValueError(
@@ -73,6 +74,7 @@ class TableWorker:
         self.loops, self.loop_gap_s = max(1, loops), loop_gap_s  # a file played again
         self.positions_hz, self.health_every_s, self.drain_s = positions_hz, health_every_s, drain_s
         self.log = log or (lambda s: print(s, flush=True))
+        self.read_numbers = read_numbers  # a classic pyramid table: read the balls' numbers
         folder = settings.broker_outbox or settings.data / f"worker-{table_id}"
         self.outbox = Outbox(Path(folder) / "outbox.db")
         self.stop = threading.Event()
@@ -189,16 +191,16 @@ class TableWorker:
 
         mod, _, func = PROCESSOR.partition(":")
 
-        def make(spec: str, calib: dict | None) -> Callable:
+        def make(spec: str, calib: dict | None, **kw: Any) -> Callable:
             import importlib
 
             factory = getattr(importlib.import_module(mod), func)
             try:
-                return factory(spec, calib, tap=tap)
+                return factory(spec, calib, tap=tap, **kw)
             except TypeError:
-                return factory(spec, calib)
+                return factory(spec, calib, **kw)
 
-        process, why = _load_processor(self.spec or "", self.calibration, make)
+        process, why = _load_processor(self.spec or "", self.calibration, make, self.read_numbers)
         if process is None and side is not None:
             truth = TruthShots(side, after_t)
             return truth, truth.in_shot, f"{why}; shots come from the ground truth {side.name}"
@@ -471,7 +473,7 @@ def run_cli(args: argparse.Namespace) -> int:
     w = TableWorker(
         args.table, source, settings, spec=spec, calibration=calib, simulate=args.simulate,
         truth=args.truth, start_at=args.start_at, loops=args.loops,
-        positions_hz=args.positions_hz,
+        positions_hz=args.positions_hz, read_numbers=args.read_numbers,
     )  # fmt: skip
     code = w.run()
     if w.state.get("last_error") and code:

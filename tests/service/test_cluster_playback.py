@@ -37,3 +37,25 @@ def test_motion_watch_opens_and_closes() -> None:
     assert w.open is not None  # resting, not yet long enough
     w.update(0.3 + REST_S, 40, {"w1": (120.0, 100.0, True)})
     assert w.open is None
+
+
+@pytest.mark.parametrize("read_numbers", [False, True])
+def test_a_worker_reads_numbers_when_told(tmp_path: Path, monkeypatch, read_numbers) -> None:
+    """``tablemon worker --read-numbers`` (a classic pyramid table): its vision is made to
+    read white balls' numbers; without the flag it is made as for every other game."""
+    from service.cluster.worker import TableWorker
+    from service.settings import Settings
+
+    made: list[dict] = []
+
+    def factory(spec, calib, **kw):
+        made.append(kw)
+        return lambda frame, t: []
+
+    monkeypatch.setattr("vision.live.make_processor", factory)
+    settings = Settings(broker="nats://127.0.0.1:4222", data_dir=tmp_path)
+    w = TableWorker(1, str(tmp_path / "none.mp4"), settings, spec="pyramid-12ft",
+                    calibration={}, read_numbers=read_numbers)  # fmt: skip
+    process, _, why = w._processor(0.0)
+    assert why is None and len(made) == 1
+    assert made[0].get("read_numbers", False) is read_numbers and "tap" in made[0]
