@@ -53,7 +53,7 @@ def test_a_worker_reads_numbers_when_told(tmp_path: Path, monkeypatch, read_numb
         return lambda frame, t: []
 
     monkeypatch.setattr("vision.live.make_processor", factory)
-    settings = Settings(broker="nats://127.0.0.1:4222", data_dir=tmp_path)
+    settings = Settings(broker="nats://127.0.0.1:4222", data=tmp_path)
     w = TableWorker(1, str(tmp_path / "none.mp4"), settings, spec="pyramid-12ft",
                     calibration={}, read_numbers=read_numbers)  # fmt: skip
     process, _, why = w._processor(0.0)
