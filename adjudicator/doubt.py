@@ -324,13 +324,12 @@ def read_since(before: dict, after: dict) -> dict:
     for w in gone:
         x, y = before[w]
         near = [
-            (((after[n][0] - x) ** 2 + (after[n][1] - y) ** 2) ** 0.5, n)
+            n
             for n in new
-            if n not in out
+            if n not in out and ((after[n][0] - x) ** 2 + (after[n][1] - y) ** 2) ** 0.5 <= MOVED_MM
         ]
-        near = [(d, n) for d, n in near if d <= MOVED_MM]
         if len(near) == 1:  # one candidate only: two would be a guess
-            out[near[0][1]] = out.pop(w)
+            out[near[0]] = out.pop(w)
     return out
 
 

@@ -78,7 +78,6 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
         rd.NumberVote.add,
         rd.NumberReader.read_cut,
     )
-    gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
     inks: list[tuple] = []  # (ink size, patch, second) of the patches read, not yet added
     ink: list[tuple] = []  # the same, aligned with ``reads``
 
@@ -88,7 +87,7 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
             (rd.ink_size(p, self.span), p.copy(), bool(f))
             for p, f in zip(patches, flags.reshape(-1), strict=True)
         )
-        return orig_cut(self, patches, turns, second)
+        return orig_cut(self, patches, turns, second, gate=False)  # the gate is replayed
 
     def read_numbers(self, image, det, matched):
         cur["frame"] = int(self._frame)
@@ -119,7 +118,6 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
     numbering.assign_numbers_how = assign
     rd.NumberVote.add = add
     rd.NumberReader.read_cut = read_cut
-    rd.INK_SHARE_MIN = rd.INK_SPREAD_MIN = 0.0  # every read kept; the gate is replayed
     t0 = time.perf_counter()
     try:
         with VideoSource(str(base.with_suffix(".mp4"))) as src:
@@ -136,7 +134,6 @@ def record(base: Path, min_read_px: float | None = None, reader_dir: Path | None
         numbering.assign_numbers_how = orig_assign
         rd.NumberVote.add = orig_add
         rd.NumberReader.read_cut = orig_cut
-        rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN = gate
     secs = time.perf_counter() - t0
     reads = [(f, vote_of[v], *rest) for f, v, *rest in reads]
     names = {k: t.name for k, t in keep.items() if hasattr(t, "numvote") and t.name}
@@ -166,17 +163,12 @@ def reread(rec: Record, reader_dir: Path | None) -> Record:
     if rec.patches is None:
         raise ValueError("this record kept no patches: record it again")
     reader = rd.NumberReader.load(reader_dir)
-    gate = rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN
-    rd.INK_SHARE_MIN = rd.INK_SPREAD_MIN = 0.0
-    try:
-        logp = np.concatenate(
-            [
-                reader.read_cut(rec.patches[k : k + 256], 4, rec.second[k : k + 256])
-                for k in range(0, len(rec.patches), 256)
-            ]
-        )
-    finally:
-        rd.INK_SHARE_MIN, rd.INK_SPREAD_MIN = gate
+    logp = np.concatenate(
+        [
+            reader.read_cut(rec.patches[k : k + 256], 4, rec.second[k : k + 256], gate=False)
+            for k in range(0, len(rec.patches), 256)
+        ]
+    )
     reads = [
         (f, k, lp, uv, r, st) for (f, k, _, uv, r, st), lp in zip(rec.reads, logp, strict=True)
     ]

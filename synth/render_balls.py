@@ -39,8 +39,9 @@ DIGIT_H = 42
 has always been printed; two-digit numbers are as tall, with condensed digits."""
 NUMBER_W = 60
 """Widest a pyramid number may be (glyph px): two digits are narrowed to fit."""
-HOUSE = FigureStyle()
-"""The house print: Hershey Duplex, 0.45 r tall, dark ink, 6 and 9 underlined."""
+HOUSE = FigureStyle(height_r=0.34 * 2 * DIGIT_H / GLYPH)
+"""The house print: Hershey Duplex in a box of +-0.34 r (ink 0.446 r tall), dark ink, 6
+and 9 underlined; every white pyramid ball without a ``figure`` of its own."""
 DIGIT_GAP, MARK_GAP, MARK_H = 3, 3, 4
 """Glyph px between two digits, between a 6 or 9 and its underline, and the underline's
 thickness (about the stroke's)."""
@@ -51,7 +52,7 @@ def pyramid_glyph(number: int) -> np.ndarray:
     style, centred, upright, as real pyramid balls print it: every number ``DIGIT_H`` tall
     (two-digit numbers as tall as one digit, their digits condensed to fit ``NUMBER_W``),
     and 6 and 9 underlined so that the figure shows which way is up
-    (``synth.figures.figure_glyph`` in the default ``FigureStyle``)."""
+    (``synth.figures.figure_glyph`` in ``HOUSE``)."""
     return figure_glyph(number, HOUSE)
 
 
@@ -234,13 +235,9 @@ class BallPainter:
             albedo[band] = white
         if info.number is not None:
             pool = info.colour != "white"
-            g = glyph(int(info.number)) if pool else pyramid_glyph(int(info.number))
-            ink_bgr = np.array([25.0, 25.0, 30.0])
-            if info.figure is not None and not pool:
-                g, ink_bgr = (
-                    figure_glyph(int(info.number), info.figure),
-                    np.array(info.figure.ink_bgr),
-                )
+            style = HOUSE if pool or info.figure is None else info.figure
+            g = glyph(int(info.number)) if pool else figure_glyph(int(info.number), style)
+            ink_bgr = np.array(style.ink_bgr)
             for sign in (1.0, -1.0):
                 cap = nb[..., 2] * sign > 0.55
                 a = nb[..., 0] * sign
@@ -250,7 +247,7 @@ class BallPainter:
                     albedo[disc] = white
                     scale = 0.3
                 else:
-                    scale = 0.34 if info.figure is None else info.figure.box_r
+                    scale = style.box_r
                 gx = np.clip(((a / scale + 1) * GLYPH / 2).astype(int), 0, GLYPH - 1)
                 gy = np.clip(((c / scale + 1) * GLYPH / 2).astype(int), 0, GLYPH - 1)
                 inside = cap & (np.abs(a) < scale) & (np.abs(c) < scale)

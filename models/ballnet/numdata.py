@@ -205,8 +205,7 @@ def scene(
                 continue
             S, uv, r, smear_r, covered = ball_view(cam, pose, R, mask)
             view = (C - S) / np.linalg.norm(C - S)
-            fig = infos[bid].figure
-            fpx = r * (fig.height_r if fig is not None else HOUSE.height_r)
+            fpx = r * (infos[bid].figure or HOUSE).height_r
             num = label(
                 infos[bid].number, pose.rot, view, smear_r, covered, r, fpx if varied else None
             )

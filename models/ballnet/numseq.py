@@ -112,7 +112,7 @@ def scene(
     if varied:
         srng = np.random.default_rng([seed, 99])
         style = None if srng.random() < 0.3 else random_style(srng)
-    fig_r = style.height_r if style is not None else HOUSE.height_r
+    fig_r = (style or HOUSE).height_r
     table = replace(load_table("pyramid-12ft"), cloth_bgr=CLOTHS[int(rng.integers(len(CLOTHS)))])
     size = (1920, 1080) if rng.random() < 0.6 else (1280, 720)
     size = SIZES_BY_HEIGHT[height] if height is not None else size

@@ -227,12 +227,18 @@ class NumberReader:
         return self.read_cut(patches, turns, second)
 
     def read_cut(
-        self, patches: np.ndarray, turns: int = 4, second: np.ndarray | None = None
+        self,
+        patches: np.ndarray,
+        turns: int = 4,
+        second: np.ndarray | None = None,
+        gate: bool = True,
     ) -> np.ndarray:
         """:meth:`read` of tight patches already cut (BGR uint8 (N, P, P, 3)): the frontal
-        reader's turn, or the second look of the balls flagged in ``second``."""
+        reader's turn, or the second look of the balls flagged in ``second``; ``gate``: a
+        patch whose ink is smaller than the reader learnt reads "none" (:func:`legible_size`;
+        off for the bench, which replays the gate itself)."""
         self.balls_read += len(patches)
-        small = np.array([not legible_size(p, self.span) for p in patches], bool)
+        small = np.array([gate and not legible_size(p, self.span) for p in patches], bool)
         if self.frontal:
             turned = np.stack([frontal(p, self.span) for p in patches]) if len(patches) else patches
             return unreadable_where(self.read_patches(turned, turns), small)
